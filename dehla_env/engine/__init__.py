@@ -1,0 +1,18 @@
+"""The pure rules engine: one hand (:mod:`.hand`) and a whole match (:mod:`.match`)."""
+
+from .hand import CHANCE, NOBODY, HandResult, HandState, Phase, TrumpContext, trick_winner_index
+from .match import DRAW, TERMINAL, HandSummary, MatchState
+
+__all__ = [
+    "CHANCE",
+    "DRAW",
+    "NOBODY",
+    "TERMINAL",
+    "HandResult",
+    "HandState",
+    "HandSummary",
+    "MatchState",
+    "Phase",
+    "TrumpContext",
+    "trick_winner_index",
+]
