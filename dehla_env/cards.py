@@ -8,8 +8,8 @@ A set of cards (a hand, the cards played) is an ``int`` bit mask over those ids.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import IntEnum
-from typing import Iterable
 
 SUIT_LETTERS = "CDHS"
 RANK_LETTERS = "23456789TJQKA"

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Iterable, TextIO
+from collections.abc import Iterable
+from typing import Any, TextIO
 
 from .actions import parse_action, parse_draw
 from .cards import SUIT_LETTERS, parse_card
@@ -95,7 +96,9 @@ def match_report(match: MatchState) -> dict[str, Any]:
     played = list(match.finished_hands)
     if match.hands_dealt > len(played):
         played.append(match.hand)
-    hands = [_hand_dict(match, h, match.summaries[i] if i < len(match.summaries) else None) for i, h in enumerate(played)]
+    hands = [
+        _hand_dict(match, h, match.summaries[i] if i < len(match.summaries) else None) for i, h in enumerate(played)
+    ]
     return {"winner": match.winner, "hands_played": len(hands), "hands": hands}
 
 
@@ -158,12 +161,22 @@ def replay_lines(lines: Iterable[str]) -> Iterable[dict[str, Any]]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as e:
-            yield {"id": None, "error": {"hand": None, "move": None, "reason": f"not JSON: {e}"}, "winner": None,
-                   "hands_played": 0, "hands": []}
+            yield {
+                "id": None,
+                "error": {"hand": None, "move": None, "reason": f"not JSON: {e}"},
+                "winner": None,
+                "hands_played": 0,
+                "hands": [],
+            }
             continue
         if not isinstance(record, dict):
-            yield {"id": None, "error": {"hand": None, "move": None, "reason": "a record must be an object"},
-                   "winner": None, "hands_played": 0, "hands": []}
+            yield {
+                "id": None,
+                "error": {"hand": None, "move": None, "reason": "a record must be an object"},
+                "winner": None,
+                "hands_played": 0,
+                "hands": [],
+            }
             continue
         yield replay_record(record)
 

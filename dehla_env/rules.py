@@ -9,8 +9,9 @@ are properties, computed once, so the engine never re-derives them on its hot pa
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping
+from typing import Any
 
 PRESETS = ("dehla", "dehla-direct", "court-piece", "coat-pees")
 

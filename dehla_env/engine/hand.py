@@ -16,9 +16,9 @@ held at least once and ``extra[seat]`` the ids held at least twice / three times
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Sequence
 
 from ..actions import (
     BID_OFFSET,
@@ -308,9 +308,7 @@ class HandState:
         for i in range(start, stop):
             seat = (d + 1 + i) % n
             bit = 1 << deck[i]
-            if extra is None:
-                hands[seat] |= bit
-            elif not hands[seat] & bit:
+            if extra is None or not hands[seat] & bit:
                 hands[seat] |= bit
             elif not extra[seat][0] & bit:
                 extra[seat][0] |= bit
@@ -553,7 +551,7 @@ class HandState:
         all_tens = 0 if t1 == 0 else (1 if t0 == 0 else None)
         if rules.name == "dehla":
             # R1.6: 4-0 and 3-1 win; 2-2 goes to the side that did not deal.
-            winner = 0 if t0 > t1 else 1 if t1 > t0 else 1 - (self.dealer & 1)
+            winner: int | None = 0 if t0 > t1 else 1 if t1 > t0 else 1 - (self.dealer & 1)
             return HandResult(winner, all_tens, all_tens, (0, 0))
         if rules.name == "dehla-direct":
             if rules.scoring == "tricks":

@@ -8,8 +8,8 @@ the next (chance) step; until it is dealt the finished hand stays inspectable.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

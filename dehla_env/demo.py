@@ -1,0 +1,70 @@
+"""Play out and print a seeded hand with random legal moves.
+
+    python -m dehla_env.demo --rules dehla --seed 7 [--option trump=chosen ...]
+
+Shows the engine end to end: the deal, trump making, every trick, the middle, and the
+hand's result in R6 form.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+from .actions import action_text
+from .engine import MatchState
+from .render import render_match
+from .replay import match_report
+from .rules import PRESETS, make_rules
+
+
+def parse_options(pairs: list[str]) -> dict[str, object]:
+    """``["trump=chosen", "kots=3", "defender_kot=true"]`` -> typed option values."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"--option wants key=value, not {pair!r}")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m dehla_env.demo", description=__doc__.splitlines()[0])
+    parser.add_argument("--rules", default="dehla", choices=PRESETS)
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    rules = make_rules(args.rules, parse_options(args.option))
+    rng = np.random.default_rng(args.seed)
+    match = MatchState.new(rules, rng)
+    match.sample_chance(rng)
+    print(render_match(match))
+    tricks_seen = 0
+    while not match.hand.complete:
+        if match.is_chance():
+            match.sample_chance(rng)
+            print(f"\n-- chance: drew {action_text(match.hand.draw_card)} for trump (R1.4)")
+            continue
+        seat = match.current_player()
+        legal = match.legal_actions()
+        action = legal[int(rng.integers(len(legal)))]
+        if action >= 52:
+            print(f"\n-- seat {seat}: {action_text(action)}")
+        match.apply_action(action)
+        if len(match.hand.trick_winners) > tricks_seen:
+            tricks_seen = len(match.hand.trick_winners)
+            print()
+            print(render_match(match))
+    print("\nR6 result:")
+    print(json.dumps(match_report(match)["hands"][-1]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
