@@ -7,6 +7,7 @@ dehla_env.replay`` (R6 conformance), or :mod:`dehla_env.render` for text output.
 from .actions import NUM_ACTIONS, action_text, parse_action
 from .cards import card_text, parse_card
 from .engine import CHANCE, TERMINAL, HandState, MatchState, Phase
+from .env import env, raw_env
 from .errors import IllegalMoveError
 from .rules import PRESETS, Rules, RulesError, make_rules
 from .view import PlayerView, view_of
@@ -27,8 +28,10 @@ __all__ = [
     "RulesError",
     "action_text",
     "card_text",
+    "env",
     "make_rules",
     "parse_action",
     "parse_card",
+    "raw_env",
     "view_of",
 ]

@@ -1,0 +1,342 @@
+"""Dehla Pakad family as a PettingZoo AEC environment.
+
+``dehla_env.env(rules="dehla", **options)`` returns the environment wrapped in
+PettingZoo's usual safety wrappers (illegal action terminates with -1, action bounds
+asserted, call order enforced); ``dehla_env.raw_env(...)`` is the bare one.
+
+====================  ==================================================================
+Import                ``from dehla_env import env, raw_env``
+Rulesets              ``dehla``, ``dehla-direct``, ``court-piece``, ``coat-pees`` (RULES.md)
+Agents                ``player_0`` .. ``player_3`` (``player_5`` with ``players=6``)
+Action space          ``Discrete(85)``: cards 0..51, trump suits 52..55, pass 56,
+                      bids 57..84 (see :mod:`dehla_env.actions`)
+Observation space     ``Dict(observation=Box(0, 3, (D,), float32),
+                      action_mask=Box(0, 1, (85,), int8))``; D = 829 with four players
+                      (1,001 with six); ``observation="structured"`` gives a Dict of the
+                      named slices plus the ordered ``history`` instead of the flat vector
+State space           ``Box(0, 3, (S,), float32)``: privileged, see :meth:`raw_env.state`
+====================  ==================================================================
+
+Every decision of every ruleset is an agent action: card plays, trump choices (R1.4
+chosen, R2.4b open, R2.4c closed secret choice, R2.4d named, R3.1, R4.2 after four
+passes), bids and passes. Chance steps (the deal, the R1.4 draw) happen inside the
+environment from its own generator; ``reset(seed=...)`` makes an episode reproducible,
+including the first dealer (R1.10).
+
+Observation
+    Seat-relative (the observer is relative seat 0) and built from named slices; the
+    table of slices and shapes is in :mod:`dehla_env.encoding`, and
+    :func:`dehla_env.encoding.decode` splits a vector into them. An observation holds
+    only what the seat may know (R0.6). The action mask is in the observation and also
+    in ``infos[agent]["action_mask"]`` (all zeros for a seat that is not to act).
+
+Options (keyword arguments)
+    ``rules``: preset name or a :class:`~dehla_env.rules.Rules`; any other keyword not
+    listed here is a rule option (``trump="chosen"``, ``kots=3``, ``players=6`` ...).
+    ``episode``: ``"hand"`` (default; one hand/round, for training) or ``"match"`` (a
+    whole match: kots, streaks, points and dealer rotation carried between hands).
+    ``reward``: see Rewards. ``observation``: ``"flat"`` (default) or ``"structured"``.
+    ``max_cycles``: truncate every agent after this many cycles (one cycle = each seat
+    acting once); default none. ``first_dealer``: fix the first dealer (default: drawn).
+    ``render_mode``: ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints).
+
+Rewards (zero-sum between the sides; partners always receive the same reward)
+    ``"win"`` (default): +1 to the side that wins the hand/round, -1 to the other, 0
+    when there is no winner (R2.5 2-2). In ``coat-pees`` the winner is the side that
+    did not lose (R4.6). With ``episode="match"``: +1/-1 for the match winner at the
+    end, 0 for a draw, nothing per hand.
+    ``"tens"`` (tens rulesets): (own tens - other tens) / tens in the deck per hand.
+    ``"tricks"``: (own tricks - other tricks) / tricks per hand.
+    ``"points"`` (``court-piece``, ``coat-pees``): the hand's points for the side minus
+    the other side's, scaled to [-1, 1] (court-piece: round + kot, /2; coat-pees:
+    the R4.4 score change, /26).
+    With ``episode="match"`` the per-hand rewards of ``tens``/``tricks``/``points``
+    are paid at the end of every hand.
+
+Privileged state (for centralised critics; never give it to a policy)
+    :meth:`raw_env.state`: every seat's hand (n x 52, absolute seats), the cards not
+    yet dealt (52), the true trump suit (4, a closed trump included), then the public
+    part of seat 0's observation. :meth:`raw_env.privileged_observation` is the same
+    information in one seat's frame: its observation, then the other hands by
+    relative seat, the undealt cards and the true trump.
+
+Version history
+    v0 (0.1.0): first release: all four rulesets, flat and structured observations,
+    hand and match episodes, rewards win/tens/tricks/points.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import NUM_ACTIONS
+from .cards import NUM_CARDS
+from .encoding import NUM_BID_CHOICES, ObservationEncoder, layout_for, structured_from_flat
+from .engine import MatchState
+from .render import render_match
+from .rules import Rules, make_rules
+
+REWARD_KINDS = ("win", "tens", "tricks", "points")
+
+
+def _agent_name(seat: int) -> str:
+    return f"player_{seat}"
+
+
+class raw_env(AECEnv):
+    """The bare AEC environment; see the module docstring."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "dehla_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: str | Rules = "dehla",
+        render_mode: str | None = None,
+        episode: str = "hand",
+        reward: str = "win",
+        observation: str = "flat",
+        max_cycles: int | None = None,
+        first_dealer: int | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__()
+        if isinstance(rules, Rules):
+            if options:
+                raise ValueError("pass either a Rules object or a preset name with options, not both")
+            self.rules = rules
+        else:
+            self.rules = make_rules(rules, options)
+        if episode not in ("hand", "match"):
+            raise ValueError(f"episode must be 'hand' or 'match', not {episode!r}")
+        if reward not in REWARD_KINDS:
+            raise ValueError(f"reward must be one of {REWARD_KINDS}, not {reward!r}")
+        if reward == "tens" and not self.rules.tens_scoring:
+            raise ValueError(f"reward 'tens' needs a tens-scoring ruleset, not {self.rules}")
+        if reward == "points" and self.rules.name not in ("court-piece", "coat-pees"):
+            raise ValueError("reward 'points' is for court-piece and coat-pees")
+        if observation not in ("flat", "structured"):
+            raise ValueError(f"observation must be 'flat' or 'structured', not {observation!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+        self.render_mode = render_mode
+        self.episode = episode
+        self.reward_kind = reward
+        self.observation_kind = observation
+        self.max_cycles = max_cycles
+        self.first_dealer = first_dealer
+        n = self.rules.players
+        self.num_players = n
+        self.possible_agents = [_agent_name(s) for s in range(n)]
+        self.agent_name_mapping = {a: s for s, a in enumerate(self.possible_agents)}
+        self.encoder = ObservationEncoder(self.rules)
+        self.layout = layout_for(n)
+        obs_space = self._make_observation_space()
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        state_size = n * NUM_CARDS + NUM_CARDS + 4 + self.layout.size
+        self.state_space = spaces.Box(0.0, 3.0, (state_size,), np.float32)
+        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._zero_mask.flags.writeable = False
+        self._mask = self._zero_mask  # the legal mask of the agent to act, cached per step
+        self._rng = np.random.default_rng()
+        self.match: MatchState | None = None
+
+    # ------------------------------------------------------------------ spaces
+    def _make_observation_space(self) -> spaces.Dict:
+        mask = spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)
+        if self.observation_kind == "flat":
+            return spaces.Dict(
+                {"observation": spaces.Box(0.0, 3.0, (self.layout.size,), np.float32), "action_mask": mask}
+            )
+        parts: dict[str, spaces.Space] = {
+            s.name: spaces.Box(0.0, 3.0, s.shape, np.float32) for s in self.layout.slices.values()
+        }
+        deck = self.rules.deck_size
+        parts["history"] = spaces.Box(-1, max(deck, NUM_BID_CHOICES), (deck, 3), np.int16)
+        return spaces.Dict({"observation": spaces.Dict(parts), "action_mask": mask})
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.match = MatchState.new(self.rules, self._rng, self.first_dealer)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._steps = 0
+        self._advance_chance()
+        self._select_and_inform()
+
+    def _advance_chance(self) -> None:
+        """Resolve chance steps (deals, the R1.4 draw) until a seat must act or the
+        episode ends."""
+        match = self.match
+        assert match is not None
+        while match.is_chance():
+            if self.episode == "hand" and match.hand.complete:
+                return
+            match.sample_chance(self._rng)
+
+    def _episode_over(self) -> bool:
+        match = self.match
+        assert match is not None
+        return match.is_terminal() or (self.episode == "hand" and match.hand.complete)
+
+    def _select_and_inform(self) -> None:
+        match = self.match
+        assert match is not None
+        if self._episode_over():
+            self._mask = self._zero_mask
+            for a in self.agents:
+                self.terminations[a] = True
+                self.infos[a] = {"action_mask": self._zero_mask}
+            return
+        seat = match.current_player()
+        self.agent_selection = self.possible_agents[seat]
+        mask = self._mask = self._legal_mask()
+        for a in self.agents:
+            self.infos[a] = {"action_mask": mask if a == self.agent_selection else self._zero_mask}
+
+    def _legal_mask(self) -> np.ndarray:
+        assert self.match is not None
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self.match.legal_actions()] = 1
+        return mask
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        match = self.match
+        assert match is not None
+        self._cumulative_rewards[agent] = 0.0
+        hands_before = match.hands_completed
+        match.apply_action(int(action))  # IllegalMoveError names move, seat and rule (R5)
+        self._steps += 1
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        if match.hands_completed > hands_before:
+            self._pay_hand_rewards()
+        self._advance_chance()
+        self._select_and_inform()
+        if (
+            self.max_cycles is not None
+            and self._steps >= self.max_cycles * self.num_players
+            and not any(self.terminations.values())
+        ):
+            for a in self.agents:
+                self.truncations[a] = True
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _pay_hand_rewards(self) -> None:
+        match = self.match
+        assert match is not None
+        summary = match.summaries[-1]
+        hand = match.hand
+        rules = self.rules
+        kind = self.reward_kind
+        side0: float
+        if kind == "win":
+            if self.episode == "match":
+                w = match.winner
+                side0 = 0.0 if w is None or w == "draw" else (1.0 if w == 0 else -1.0)
+            else:
+                w = summary.hand_winner
+                side0 = 0.0 if w is None else (1.0 if w == 0 else -1.0)
+        elif kind == "tens":
+            side0 = (hand.tens[0] - hand.tens[1]) / rules.num_tens
+        elif kind == "tricks":
+            side0 = (hand.tricks[0] - hand.tricks[1]) / rules.num_tricks
+        else:  # points
+            if rules.name == "court-piece":
+                w = summary.hand_winner
+                gained = 1 + (1 if summary.kot is not None else 0)
+                side0 = (gained if w == 0 else -gained) / 2.0
+            else:
+                d0, d1 = summary.result.score
+                side0 = (d0 - d1) / 26.0
+        for a in self.agents:
+            self.rewards[a] = side0 if self.agent_name_mapping[a] % 2 == 0 else -side0
+
+    # ------------------------------------------------------------------ observing
+    def observe(self, agent: str) -> dict[str, Any]:
+        match = self.match
+        assert match is not None
+        seat = self.agent_name_mapping[agent]
+        flat = self.encoder.encode(match, seat)
+        mask = self._mask if agent == self.agent_selection else self._zero_mask
+        if self.observation_kind == "flat":
+            return {"observation": flat, "action_mask": np.array(mask)}
+        history = self.encoder.history(match, seat)
+        return {"observation": structured_from_flat(flat, history, self.num_players), "action_mask": np.array(mask)}
+
+    def _hidden_parts(self, frame: int) -> np.ndarray:
+        """Other hands (by seat relative to ``frame``), undealt cards, true trump."""
+        match = self.match
+        assert match is not None
+        hand = match.hand
+        n = self.num_players
+        out = np.zeros(n * NUM_CARDS + NUM_CARDS + 4, dtype=np.float32)
+        for s in range(n):
+            r = (s - frame) % n
+            for c in hand.hand_cards(s):
+                out[r * NUM_CARDS + c] += 1
+        if hand.deck is not None and hand.stage == 1:
+            for c in hand.deck[20:]:
+                out[n * NUM_CARDS + c] += 1
+        if hand.trump_suit >= 0:
+            out[n * NUM_CARDS + NUM_CARDS + hand.trump_suit] = 1
+        return out
+
+    def state(self) -> np.ndarray:
+        """Privileged global state (see the module docstring). For critics only."""
+        assert self.match is not None
+        return np.concatenate([self._hidden_parts(0), self.encoder.encode(self.match, 0)])
+
+    def privileged_observation(self, agent: str) -> np.ndarray:
+        """One seat's observation followed by what it cannot see (critics only)."""
+        assert self.match is not None
+        seat = self.agent_name_mapping[agent]
+        return np.concatenate([self.encoder.encode(self.match, seat), self._hidden_parts(seat)])
+
+    # ------------------------------------------------------------------ output
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
+            return None
+        assert self.match is not None
+        text = render_match(self.match)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC environment in PettingZoo's standard safety wrappers."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e

@@ -1,0 +1,211 @@
+"""Shared helpers for the rules tests: deals from compact hand text, state snapshots
+for the R5 "state unchanged" check, and random legal play.
+
+A deal is written per seat (see :func:`dehla_env.deals.deck_from_hands`)::
+
+    match = new_match("dehla", 3, [
+        "AS KS QS JS TS | 9S 8S 7S 6S 5S 4S 3S 2S",  # seat 0: first five | other eight
+        "AH KH QH JH TH | 9H 8H 7H 6H 5H 4H 3H 2H",  # seat 1
+        None,  # seat 2: filled with the unused cards, in id order
+        None,  # seat 3
+    ], trump="chosen")
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dehla_env import IllegalMoveError, MatchState, make_rules
+from dehla_env.actions import action_text
+from dehla_env.cards import TEN_RANK, card_text, parse_card
+from dehla_env.deals import deck_from_hands, play_moves
+from dehla_env.engine import HandState, Phase
+from dehla_env.replay import match_report
+
+__all__ = [
+    "Recorder",
+    "cards",
+    "deal_next",
+    "hand_report",
+    "new_match",
+    "play",
+    "play_lowest",
+    "random_play",
+    "report",
+    "snapshot",
+    "tens_in",
+]
+
+
+def cards(text: str) -> list[int]:
+    """``"AS TD"`` -> card ids."""
+    return [parse_card(t) for t in text.split()]
+
+
+def tens_in(card_ids: Sequence[int]) -> int:
+    return sum(1 for c in card_ids if c % 13 == TEN_RANK)
+
+
+def new_match(rules_name: str, dealer: int, hands: Sequence[str | None], **options: Any) -> MatchState:
+    """A match whose first hand is dealt (by ``dealer``) from compact hand text."""
+    rules = make_rules(rules_name, **options)
+    match = MatchState(rules, dealer)
+    match.apply_deal(deck_from_hands(dealer, list(hands), packs=rules.packs))
+    return match
+
+
+def deal_next(match: MatchState, hands: Sequence[str | None]) -> None:
+    """Deal the match's next hand (by the next dealer the rules chose) from hand text."""
+    assert match.hand.complete and match.summaries, "the current hand is not over"
+    dealer = match.summaries[-1].next_dealer
+    assert dealer is not None, "the match is over"
+    match.apply_deal(deck_from_hands(dealer, list(hands), packs=match.rules.packs))
+
+
+def play(match: MatchState, moves: str | Sequence[str]) -> None:
+    """Apply R6 move texts (``"AH 2H trump:S bid:8H pass draw:KD"``)."""
+    play_moves(match, moves)
+
+
+def play_lowest(match: MatchState, until: Callable[[MatchState], bool] | None = None) -> None:
+    """Play the lowest legal action until ``until(match)`` or the current hand is over.
+
+    Used where the outcome of the rest of a hand is forced whatever is played.
+    """
+    while not match.hand.complete and not (until and until(match)):
+        assert not match.is_chance(), "a chance step is due"
+        match.apply_action(match.legal_actions()[0])
+
+
+def report(match: MatchState) -> dict[str, Any]:
+    """The R6 report of the match so far."""
+    return match_report(match)
+
+
+def hand_report(match: MatchState, index: int = -1) -> dict[str, Any]:
+    """The R6 per-hand fields of one hand (default: the latest)."""
+    return match_report(match)["hands"][index]
+
+
+# --------------------------------------------------------------------- snapshots
+def _freeze(x: Any) -> Any:
+    if isinstance(x, (list, tuple)):
+        return tuple(_freeze(v) for v in x)
+    if isinstance(x, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in x.items()))
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    return x
+
+
+def hand_snapshot(hand: HandState) -> tuple[Any, ...]:
+    """Every field of a hand, as nested tuples."""
+    return tuple((name, _freeze(getattr(hand, name))) for name in HandState.__slots__ if name != "rules")
+
+
+def snapshot(match: MatchState) -> tuple[Any, ...]:
+    """Everything observable about a match, for the R5 "state unchanged" check."""
+    fields_ = {k: v for k, v in vars(match).items() if k not in ("hand", "finished_hands", "rules")}
+    return (
+        _freeze(fields_),
+        hand_snapshot(match.hand),
+        tuple(id(h) for h in match.finished_hands),
+        tuple(match.legal_actions()),
+        match.current_player(),
+        tuple(tuple(match.hand.hand_cards(s)) for s in range(match.rules.players)),
+        json.dumps(match_report(match), sort_keys=True),
+    )
+
+
+def assert_rejected(match: MatchState, apply: Callable[[], Any], *fragments: str) -> IllegalMoveError:
+    """``apply()`` must raise IllegalMoveError naming every fragment, and change nothing (R5)."""
+    before = snapshot(match)
+    try:
+        apply()
+    except IllegalMoveError as e:
+        err = e
+    else:  # pragma: no cover - the assertion message is the point
+        raise AssertionError(f"no IllegalMoveError; fragments expected: {fragments}")
+    message = str(err)
+    for frag in fragments:
+        assert frag in message, f"{frag!r} not in {message!r}"
+    assert snapshot(match) == before, "the rejected move changed the state"
+    return err
+
+
+# --------------------------------------------------------------------- random play
+@dataclass
+class Recorder:
+    """The R6 record of a match played through :func:`random_play` (deck and move texts)."""
+
+    hands: list[dict[str, Any]] = field(default_factory=list)
+
+    def deal(self, deck: Sequence[int]) -> None:
+        self.hands.append({"deck": " ".join(card_text(c) for c in deck), "moves": []})
+
+    def move(self, text: str) -> None:
+        self.hands[-1]["moves"].append(text)
+
+    def record(self, match: MatchState) -> dict[str, Any]:
+        return {
+            "id": "random",
+            "rules": match.rules.name,
+            "options": dict(match.rules.option_dict()),
+            "first_dealer": match.first_dealer,
+            "hands": self.hands,
+        }
+
+
+def random_step(match: MatchState, rng: np.random.Generator, recorder: Recorder | None = None) -> None:
+    """One step of random legal play: a chance step (deal, draw) or a uniform legal action."""
+    hand = match.hand
+    if match.is_chance():
+        if hand.phase == Phase.DRAW:
+            candidates = hand.draw_candidates()
+            card = candidates[int(rng.integers(len(candidates)))]
+            match.apply_draw(card)
+            if recorder is not None:
+                recorder.move("draw:" + card_text(card))
+        else:
+            deck = match.random_deck(rng)
+            match.apply_deal(deck)
+            if recorder is not None:
+                recorder.deal(deck)
+        return
+    legal = match.legal_actions()
+    action = legal[int(rng.integers(len(legal)))]
+    match.apply_action(action)
+    if recorder is not None:
+        recorder.move(action_text(action))
+
+
+def random_play(
+    match: MatchState,
+    rng: np.random.Generator,
+    until: Callable[[MatchState], bool] | str = "match",
+    recorder: Recorder | None = None,
+    max_steps: int = 1_000_000,
+) -> None:
+    """Play random legal moves (and chance steps) until ``until``.
+
+    ``until`` is ``"match"`` (the match is over), ``"hand"`` (the current hand is over;
+    if it is already over, the next one is dealt and played out) or a predicate.
+    """
+    if until == "match":
+        stop: Callable[[MatchState], bool] = lambda m: m.winner is not None  # noqa: E731
+    elif until == "hand":
+        start = match.hands_completed
+        stop = lambda m: m.winner is not None or m.hands_completed > start  # noqa: E731
+    else:
+        assert callable(until)
+        stop = until
+    for _ in range(max_steps):
+        if stop(match) or match.winner is not None:
+            return
+        random_step(match, rng, recorder)
+    raise AssertionError("random play did not stop")
