@@ -401,12 +401,12 @@ class ObservationEncoder:
         """The flat observation of ``seat`` (a new array unless ``out`` is given)."""
         hand = match.hand
         n = self.n
-        O = self._o
+        off = self._o
         self._sync(match)
         obs = array("f", self._base[seat])
         idx: list[int] = []  # entries set to 1
         # own hand
-        o = O["hand"]
+        o = off["hand"]
         if hand.extra is None:
             h = hand.hands[seat]
             while h:
@@ -419,9 +419,9 @@ class ObservationEncoder:
         # current trick
         tc = hand.trick_cards
         if tc:
-            o = O["trick"]
-            o_played = O["played"]
-            o_voids = O["voids"]
+            o = off["trick"]
+            o_played = off["played"]
+            o_voids = off["voids"]
             led = hand.led
             for s, c in zip(hand.trick_seats, tc):
                 r = (s - seat) % n
@@ -429,40 +429,40 @@ class ObservationEncoder:
                 obs[o_played + r * NUM_CARDS + c] += 1
                 if c // 13 != led:
                     idx.append(o_voids + r * 4 + led)
-            idx.append(O["led_suit"] + led)
+            idx.append(off["led_suit"] + led)
             winner = hand.trick_seats[trick_winner_index(tc, hand.trump)]
-            idx.append(O["trick_winning"] + (winner - seat) % n)
+            idx.append(off["trick_winning"] + (winner - seat) % n)
         phase = hand.phase
         if phase == Phase.PLAY:
-            idx.append(O["trick_leader"] + (hand.leader - seat) % n)
+            idx.append(off["trick_leader"] + (hand.leader - seat) % n)
         # the middle (R1.5)
         middle = hand.middle
         if middle:
-            o = O["middle"]
+            o = off["middle"]
             idx.extend([o + c for c in middle])
             mid = (len(middle) / self._deck_size, hand.middle_tens / self._num_tens, 1.0)
         else:
             mid = (0.0, 0.0, 0.0)
         lw = hand.last_winner
-        idx.append(O["pair_threat"] + ((lw - seat) % n if lw >= 0 else n))
+        idx.append(off["pair_threat"] + ((lw - seat) % n if lw >= 0 else n))
         # trump, as this seat knows it (R2.4c)
         ts = hand.trump_suit
-        o = O["trump_state"]
+        o = off["trump_state"]
         if ts < 0:
             idx.append(o)
         elif hand.trump_hidden:
             if seat == hand.trump_maker:
-                idx.append(O["trump_suit"] + ts)
+                idx.append(off["trump_suit"] + ts)
                 idx.append(o + 2)
             else:
                 idx.append(o + 3)
         else:
-            idx.append(O["trump_suit"] + ts)
+            idx.append(off["trump_suit"] + ts)
             idx.append(o + 1)
         tm = hand.trump_maker
-        idx.append(O["trump_maker"] + ((tm - seat) % n if tm >= 0 else n))
+        idx.append(off["trump_maker"] + ((tm - seat) % n if tm >= 0 else n))
         # bidding (R4.2)
-        o = O["bids"]
+        o = off["bids"]
         if hand.bids:
             last_bid = [0] * n
             for s, a in hand.bids:
@@ -475,13 +475,13 @@ class ObservationEncoder:
         contract = hand.contract if phase != Phase.DEAL and phase != Phase.BID else None
         if contract is not None:
             bidder, tricks, _suit = contract
-            idx.append(O["contract_seat"] + (bidder - seat) % n)
+            idx.append(off["contract_seat"] + (bidder - seat) % n)
             con = (tricks / 13, 1.0 if bidder % 2 == seat % 2 else 0.0)
         else:
-            idx.append(O["contract_seat"] + n)
+            idx.append(off["contract_seat"] + n)
             con = (0.0, 0.0)
-        idx.append(O["dealer"] + (hand.dealer - seat) % n)
-        idx.append(O["phase"] + _PHASE_INDEX.get(phase, 3))
+        idx.append(off["dealer"] + (hand.dealer - seat) % n)
+        idx.append(off["phase"] + _PHASE_INDEX.get(phase, 3))
         counts = hand.hand_counts
         deck_size = self._deck_size
         if hand.deck is not None:

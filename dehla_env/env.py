@@ -92,7 +92,12 @@ def _agent_name(seat: int) -> str:
 class raw_env(AECEnv):
     """The bare AEC environment; see the module docstring."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "dehla_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata: dict[str, Any] = {
+        "render_modes": ["human", "ansi"],
+        "name": "dehla_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
     def __init__(
         self,
