@@ -34,10 +34,13 @@ __all__ = [
     "hand_report",
     "new_match",
     "play",
+    "play_highest",
     "play_lowest",
     "random_play",
     "report",
     "snapshot",
+    "split_hands",
+    "split_opening",
     "tens_in",
 ]
 
@@ -80,6 +83,50 @@ def play_lowest(match: MatchState, until: Callable[[MatchState], bool] | None = 
     while not match.hand.complete and not (until and until(match)):
         assert not match.is_chance(), "a chance step is due"
         match.apply_action(match.legal_actions()[0])
+
+
+def play_highest(match: MatchState, until: Callable[[MatchState], bool] | None = None) -> None:
+    """Play the highest legal action until ``until(match)`` or the current hand is over."""
+    while not match.hand.complete and not (until and until(match)):
+        assert not match.is_chance(), "a chance step is due"
+        match.apply_action(match.legal_actions()[-1])
+
+
+# --------------------------------------------------------------------- the split deal
+#: Hands of the *split deal*, by seat relative to the dealer: L = dealer+1 (leads),
+#: P = dealer+2 (the dealer's partner), Q = dealer+3 (L's partner), R = the dealer.
+#: With spades trump, the dealer's side (P, R) wins tricks 1 and 2, and L wins the other
+#: eleven by trumping the third and leading spades from the top: see split_opening.
+_SPLIT = {
+    1: "AS KS QS JS TS 9S 8S 7S 6S 5S 4S 2H 3H",  # L: eleven spades and two low hearts
+    2: "AH KH QH JH TH 9H 8H 7H 6H 5H 4H 2C 3C",  # P: eleven hearts
+    3: "AD KD QD JD TD 9D 8D 7D 6D 5D 4D 3D 2D",  # Q: every diamond
+    0: "3S 2S AC KC QC JC TC 9C 8C 7C 6C 5C 4C",  # R: two low spades and eleven clubs
+}
+
+
+def split_hands(dealer: int) -> list[str]:
+    """The split deal's hands for ``dealer`` (see ``_SPLIT``)."""
+    return [_SPLIT[(seat - dealer) % 4] for seat in range(4)]
+
+
+def split_opening(early: str = "", leader: str = "L") -> list[str]:
+    """The first two tricks of the split deal, spades being trump.
+
+    The dealer's side wins both; it captures (or, in ``dehla``, P takes) the tens whose
+    suits are in ``early`` (any of ``"HDC"``); every other ten stays in hand and falls to
+    L's side later, whatever is played (:func:`play_highest` finishes the hand). So the
+    tens split ``len(early)`` : ``4 - len(early)`` between the dealer's side and the other,
+    and the tricks 2 : 11. ``leader="L"``: L leads the 2H (the usual start);
+    ``leader="P"``: P leads (a P contract in ``coat-pees``).
+    """
+    assert set(early) <= set("HDC"), "the ten of spades always goes to L's side"
+    h = "TH" if "H" in early else "4H"
+    d = "TD" if "D" in early else "2D"
+    c = "TC" if "C" in early else "4C"
+    # play goes L, P, Q, R (R0.2); from P: P, Q, R, L
+    first = ["2H", h, d, c] if leader == "L" else [h, d, c, "2H"]
+    return [*first, "5H", "3D", "5C", "3H"]  # trick 2: P, Q, R, L
 
 
 def report(match: MatchState) -> dict[str, Any]:

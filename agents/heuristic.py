@@ -1,0 +1,318 @@
+"""Heuristic bots: easy, medium and hard, for every ruleset (R1.11).
+
+The source text's levels for Dehla Pakad: easy bots throw tens anywhere; hard ones
+count the cards, feed tens to a partner who is about to take the middle, and fight
+hardest for a trick that would give the other side two in a row. Its play advice
+(seed 000, "Playing well") is what the hard bot does:
+
+* if an opponent won the last trick, beat this one with whatever you can;
+* if your partner won the last trick and is winning this one, throw your ten on it;
+* keep tens out of tricks the other side may take;
+* after winning a trick, lead your surest winner (a top trump or the highest card left).
+
+``easy``: wins a trick as cheaply as it can when it can, else plays its lowest card;
+leads at random; tens are ordinary cards to it. ``medium``: also keeps its tens off
+tricks the other side is winning, throws them on tricks its partner has won when it
+plays last, and leads its masters. ``hard``: counts the unseen cards and the known
+voids to estimate, for every legal card, the chance that its side wins the trick, and
+plays the card with the best expected value of tens (R1.5: the middle and the pair
+threat included), tricks or points for the ruleset.
+
+All levels choose trump from their cards by length and honours (R1.4 chosen, R2.4b-d,
+R3.1, R4.2), and in the first-void modes (R1.4, R2.4a) make trump with the suit they
+are strongest in. In ``coat-pees`` they bid from an estimate of their side's tricks.
+The bots read only the seat's :class:`~dehla_env.view.PlayerView`.
+"""
+
+from __future__ import annotations
+
+from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_action
+from dehla_env.cards import TEN_RANK
+from dehla_env.engine import Phase
+from dehla_env.engine.hand import trick_winner_index
+from dehla_env.rules import Rules
+from dehla_env.view import PlayerView
+
+from .base import Agent
+from .knowledge import Knowledge, sample_hidden_hands, tens_in
+from .registry import register
+
+LEVELS = ("easy", "medium", "hard")
+
+
+class HeuristicAgent(Agent):
+    """Shared decisions (trump, bids) and the level-specific card play."""
+
+    level = "medium"
+    counting = True  # whether the bot counts played cards and voids (Knowledge)
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.name = self.level
+
+    # ------------------------------------------------------------------ dispatch
+    def act(self, view: PlayerView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        if view.phase == Phase.TRUMP:
+            return self.choose_trump(view)
+        if view.phase == Phase.BID:
+            return self.choose_bid(view)
+        return self.choose_card(view, Knowledge(view, counting=self.counting))
+
+    # ------------------------------------------------------------------ trump
+    def _tens_matter(self, rules: Rules) -> bool:
+        return rules.tens_scoring
+
+    def choose_trump(self, view: PlayerView) -> int:
+        """Name the suit the hand is strongest in (length first for easy)."""
+        know = Knowledge(view)
+        if self.level == "easy":
+            scores = [len(know.hand_by_suit[s]) + 0.01 * max(know.hand_by_suit[s], default=0) for s in range(4)]
+        else:
+            scores = [know.suit_strength(s, self._tens_matter(view.rules)) for s in range(4)]
+        return TRUMP_OFFSET + max(range(4), key=lambda s: scores[s])
+
+    # ------------------------------------------------------------------ bidding
+    def estimate_tricks(self, view: PlayerView, suit: int) -> float:
+        """R4.2: expected tricks for our side with ``suit`` trump, from five cards.
+
+        Five of thirteen cards are known; an average side makes 6.5 tricks. Each
+        honour and trump length above average moves the estimate.
+        """
+        know = Knowledge(view)
+        strength = know.suit_strength(suit, False)
+        side_cards = 0.0
+        for s in range(4):
+            if s == suit:
+                continue
+            for c in know.hand_by_suit[s]:
+                r = c % 13
+                side_cards += {12: 1.0, 11: 0.5}.get(r, 0.0)
+        # five average cards: 1.25 trumps (1.9 strength) + 1.25 honours (~1.6): ~3.5
+        return 6.5 + 0.55 * (strength - 3.5) + 0.6 * side_cards
+
+    def choose_bid(self, view: PlayerView) -> int:
+        legal = set(view.legal_actions)
+        high = max((a for _s, a in view.bids if a != PASS_ACTION), default=None)
+        high_tricks = MIN_BID - 1 if high is None else (high - BID_OFFSET) // 4 + MIN_BID
+        partner_bid = any(s % 2 == view.seat % 2 and a != PASS_ACTION for s, a in view.bids)
+        best_suit = max(range(4), key=lambda s: self.estimate_tricks(view, s))
+        est = self.estimate_tricks(view, best_suit)
+        margin = {"easy": 0.0, "medium": 0.6, "hard": 0.9}[self.level]
+        if self.level == "easy":
+            est += float(self.rng.normal(0.0, 0.7))
+        if self.level == "hard" and partner_bid:
+            est -= 1.0  # do not outbid a partner without a clearly better hand
+        tricks = int(est - margin)
+        if tricks < max(MIN_BID, high_tricks + 1):
+            return PASS_ACTION
+        tricks = min(tricks, MAX_BID, high_tricks + 2 if self.level != "easy" else MAX_BID)
+        action = bid_action(max(tricks, high_tricks + 1), best_suit)
+        return action if action in legal else PASS_ACTION
+
+    # ------------------------------------------------------------------ card play
+    def choose_card(self, view: PlayerView, know: Knowledge) -> int:
+        raise NotImplementedError  # each level below
+
+    def _void_trump_card(self, view: PlayerView, know: Knowledge, legal: tuple[int, ...]) -> int | None:
+        """R1.4 / R2.4a: first void with no trump yet: the card played makes trump, so
+        play the lowest card of the suit we are strongest in."""
+        if view.rules.trump != "first-void" or view.trump >= 0 or know.led < 0 or know.hand_by_suit[know.led]:
+            return None
+        tens_matter = self._tens_matter(view.rules)
+        best = max((s for s in range(4) if know.hand_by_suit[s]), key=lambda s: know.suit_strength(s, tens_matter))
+        cards = sorted(know.hand_by_suit[best], key=lambda c: (c % 13 == TEN_RANK and tens_matter, c))
+        return cards[0] if cards[0] in legal else None
+
+
+def _lowest(cards: list[int] | tuple[int, ...], avoid_tens: bool) -> int:
+    """The lowest card; with ``avoid_tens``, a ten only if nothing else is left."""
+    return min(cards, key=lambda c: (avoid_tens and c % 13 == TEN_RANK, c % 13, c))
+
+
+class EasyAgent(HeuristicAgent):
+    """Wins cheaply when it can, else plays low; tens are ordinary cards."""
+
+    level = "easy"
+
+    def choose_card(self, view: PlayerView, know: Knowledge) -> int:
+        legal = view.legal_actions
+        if not know.trick_cards:
+            return legal[int(self.rng.integers(len(legal)))]
+        winners = [c for c in legal if know.beats(c, know.winning_card)]
+        if winners and not know.is_partner(know.winner_seat):
+            return min(winners, key=lambda c: (c // 13 == know.trump_in_force, c % 13))
+        return _lowest(legal, avoid_tens=False)
+
+
+class HardAgent(HeuristicAgent):
+    """Card counting and expected value per card; see the module docstring."""
+
+    level = "hard"
+    counting = True
+    # weights of the expected-value model (tuned with the arena, dehla default rules)
+    trick_base = 0.0  # worth of winning any trick (tempo, the lead, a pair threat)
+    threat_share = 0.5  # share of the pile a new pair threat is worth
+    fight = 0.4  # extra loss when the other side's last winner would win again
+    cost_scale = 2.0  # weight of the future value of the card spent
+
+    # ------------------------------------------------------------------ values
+    def _stake(self, view: PlayerView, know: Knowledge, extra_tens: int, winner: int, us: bool) -> float:
+        """What winning this trick is worth to the winner's side, in tens (or tricks)."""
+        rules = view.rules
+        trick_tens = tens_in(know.trick_cards) + extra_tens
+        if rules.name == "dehla":
+            pile = view.middle_tens + trick_tens
+            last = view.num_tricks_done + 1 == rules.num_tricks
+            if last or view.last_winner == winner:
+                return self.trick_base + pile  # R1.5: this trick takes the middle
+            # A new pair threat: the winner leads the next trick and takes the pile if
+            # it wins that one too. Our own chance we can judge from our cards.
+            share = self._lead_win_chance(know) if winner == know.seat else self.threat_share
+            return self.trick_base + share * (pile + 0.5)
+        if rules.name == "dehla-direct":
+            if rules.scoring == "tricks":
+                return 1.0
+            if rules.scoring == "double-sar":
+                return (rules.players + trick_tens) / 4.0
+            return 0.25 + trick_tens
+        return 1.0  # court-piece, coat-pees: tricks
+
+    def _lead_win_chance(self, know: Knowledge) -> float:
+        """Chance that we win the next trick when we lead it: our surest winner."""
+        cached = know.lead_chance
+        if cached is not None:
+            return cached
+        best = 0.0
+        opponents = [s for s in range(know.n) if s % 2 != know.seat % 2]
+        for c in know.view.hand:
+            p = 1.0
+            for s in opponents:
+                p *= 1.0 - know.p_beats_lead(s, c)
+            best = max(best, p)
+        know.lead_chance = best
+        return best
+
+    def _card_cost(self, view: PlayerView, know: Knowledge, card: int) -> float:
+        """The future value spent by playing ``card`` now (high cards and trumps)."""
+        r = card % 13
+        cost = 0.02 * r
+        if card // 13 == know.trump:
+            cost += 0.12 + 0.02 * r
+        if r >= 9 and know.is_master(card):
+            cost += 0.15
+        return cost
+
+    def _expected(self, view: PlayerView, know: Knowledge, card: int) -> float:
+        """Expected value for our side of playing ``card`` to the current trick."""
+        ten = 1 if card % 13 == TEN_RANK and self._tens_matter(view.rules) else 0
+        after = know.after
+        partner_after = [s for s in after if know.is_partner(s)]
+        if not know.trick_cards or know.beats(card, know.winning_card):
+            p_us = know.p_holds(card, after)
+            our_winner = know.seat
+            their_winner = next((s for s in after if not know.is_partner(s) and s == view.last_winner), -1)
+            if their_winner < 0:
+                their_winner = next((s for s in after if not know.is_partner(s)), -1)
+        else:
+            if know.is_partner(know.winner_seat):
+                p_us = know.p_holds(know.winning_card, after)
+                our_winner = know.winner_seat
+                their_winner = next((s for s in after if not know.is_partner(s)), -1)
+            else:
+                their_winner = know.winner_seat
+                our_winner = partner_after[0] if partner_after else know.seat
+                if partner_after:
+                    p_part = know.p_beats(partner_after[0], know.winning_card)
+                    rest = [s for s in after if s != partner_after[0]]
+                    p_us = 0.7 * p_part * know.p_holds(know.winning_card, rest)
+                else:
+                    p_us = 0.0
+        gain = self._stake(view, know, ten, our_winner, True)
+        loss = self._stake(view, know, ten, their_winner, False) if their_winner >= 0 else gain
+        if view.rules.has_middle and view.last_winner >= 0 and not know.is_partner(view.last_winner):
+            if view.last_winner != know.seat and their_winner == view.last_winner:
+                loss += self.fight  # fight hardest against the other side's second trick in a row
+        return p_us * gain - (1.0 - p_us) * loss - self.cost_scale * self._card_cost(view, know, card)
+
+    samples = 8  # > 0: estimate trick outcomes on sampled deals of the unseen cards
+
+    def choose_card(self, view: PlayerView, know: Knowledge) -> int:
+        legal = view.legal_actions
+        void_card = self._void_trump_card(view, know, legal)
+        if void_card is not None:
+            return void_card
+        # Sampling pays in the capture rulesets; with the middle (R1.5) the pair threat
+        # spans tricks and the analytic model does as well; with six players (R2.8)
+        # sampling 130 unseen cards costs more than it gains.
+        if self.samples > 0 and know.after and not view.rules.has_middle and view.num_players == 4:
+            worlds = [w for w in (sample_hidden_hands(view, know.unseen, self.rng) for _ in range(self.samples)) if w]
+            if worlds:
+                scored = [(self._sampled_value(view, know, c, worlds), -(c % 13), c) for c in legal]
+                return max(scored)[2]
+        scored = [(self._expected(view, know, c), -(c % 13), c) for c in legal]
+        return max(scored)[2]
+
+    def _sampled_value(self, view: PlayerView, know: Knowledge, card: int, worlds: list[list[list[int]]]) -> float:
+        """Average value of ``card`` over sampled deals, the rest of the trick played
+        out by the others with the easy rule (win cheaply, else play low)."""
+        tens_matter = self._tens_matter(view.rules)
+        total = 0.0
+        trump = know.trump_in_force
+        base_cards = know.trick_cards + [card]
+        base_seats = know.trick_seats + [know.seat]
+        for hands in worlds:
+            cards = base_cards[:]
+            seats = base_seats[:]
+            led = cards[0] // 13
+            t = trump
+            for s in know.after:
+                h = hands[s]
+                follow = [c for c in h if c // 13 == led]
+                options = follow or h
+                if not options:
+                    continue
+                wi = trick_winner_index(cards, t)
+                best = cards[wi]
+                partner_winning = seats[wi] % 2 == s % 2
+                if partner_winning:
+                    c = min(options, key=lambda x: (tens_matter and x % 13 == TEN_RANK, x % 13))
+                else:
+                    beat = [x for x in options if (x // 13 == best // 13 and x > best) or (x // 13 == t != best // 13)]
+                    if not beat and t < 0 and not follow and view.rules.trump == "first-void" and view.trump < 0:
+                        beat = options  # a void seat makes trump with any card (R1.4)
+                    c = min(beat or options, key=lambda x: (x // 13 == t, x % 13))
+                if t < 0 and not follow and view.rules.trump == "first-void" and view.trump < 0:
+                    t = c // 13
+                cards.append(c)
+                seats.append(s)
+            winner = seats[trick_winner_index(cards, t)]
+            extra = tens_in(cards[len(base_cards) :]) + (1 if card % 13 == TEN_RANK and tens_matter else 0)
+            stake = self._stake(view, know, extra, winner, winner % 2 == know.seat % 2)
+            total += stake if winner % 2 == know.seat % 2 else -stake
+        return total / len(worlds) - self.cost_scale * self._card_cost(view, know, card)
+
+
+class MediumAgent(HardAgent):
+    """Between easy and hard: each card decision is the hard bot's, except that with
+    probability ``blunder`` it is the easy bot's (difficulty by blunder rate)."""
+
+    level = "medium"
+    blunder = 0.4
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self._easy = EasyAgent(None)
+        self._easy.rng = self.rng  # one generator per agent
+
+    def choose_card(self, view: PlayerView, know: Knowledge) -> int:
+        if self.rng.random() < self.blunder:
+            return self._easy.choose_card(view, know)
+        return super().choose_card(view, know)
+
+
+register("easy", lambda rules, params, seed: EasyAgent(seed))
+register("medium", lambda rules, params, seed: MediumAgent(seed))
+register("hard", lambda rules, params, seed: HardAgent(seed))

@@ -1,0 +1,215 @@
+"""Card counting from a seat's view: what is still unseen, who may hold what.
+
+Everything here is derived from a :class:`~dehla_env.view.PlayerView` alone (R0.6):
+the seat's hand, the cards played, the known voids. The heuristic bots build one
+:class:`Knowledge` per decision.
+"""
+
+from __future__ import annotations
+
+from dehla_env.cards import NUM_CARDS, TEN_RANK
+from dehla_env.engine.hand import trick_winner_index
+from dehla_env.view import PlayerView
+
+
+class Knowledge:
+    """Unseen-card counts and trick arithmetic for one decision of one seat."""
+
+    __slots__ = (
+        "view",
+        "n",
+        "seat",
+        "packs",
+        "unseen",
+        "unseen_total",
+        "trump",
+        "trump_in_force",
+        "led",
+        "trick_cards",
+        "trick_seats",
+        "winner_seat",
+        "winning_card",
+        "after",
+        "hand_by_suit",
+        "counting",
+        "lead_chance",
+    )
+
+    def __init__(self, view: PlayerView, counting: bool = True) -> None:
+        """``counting=False`` models a player who does not count cards: only its own
+        hand is known to be out of play, and nobody is known to be void."""
+        self.view = view
+        n = self.n = view.num_players
+        self.seat = view.seat
+        packs = self.packs = view.rules.packs
+        unseen = [packs] * NUM_CARDS
+        for c in view.hand:
+            unseen[c] -= 1
+        for _s, c in view.trick:
+            unseen[c] -= 1
+        if counting:
+            for _leader, cards, _w in view.history:
+                for c in cards:
+                    unseen[c] -= 1
+        self.counting = counting
+        self.lead_chance: float | None = None  # cached by the hard bot
+        self.unseen = unseen
+        self.unseen_total = sum(unseen)
+        # The trump that decides tricks now. A closed trump only the seat knows is
+        # not in force yet (R2.4c), but the seat may plan with it.
+        self.trump = view.trump
+        self.trump_in_force = view.trump if view.trump_in_force else -1
+        self.led = view.led_suit
+        self.trick_cards = [c for _s, c in view.trick]
+        self.trick_seats = [s for s, _c in view.trick]
+        if self.trick_cards:
+            i = trick_winner_index(self.trick_cards, self.trump_in_force)
+            self.winner_seat = self.trick_seats[i]
+            self.winning_card = self.trick_cards[i]
+        else:
+            self.winner_seat = -1
+            self.winning_card = -1
+        played_now = len(self.trick_cards)
+        self.after = [(self.seat + k) % n for k in range(1, n - played_now)]
+        by_suit: list[list[int]] = [[], [], [], []]
+        for c in view.hand:
+            by_suit[c // 13].append(c)
+        self.hand_by_suit = by_suit
+
+    # ------------------------------------------------------------------ helpers
+    def is_partner(self, seat: int) -> bool:
+        return seat != self.seat and seat % 2 == self.seat % 2
+
+    def beats(self, card: int, best: int) -> bool:
+        """Does ``card``, played later, beat ``best`` under the trump in force?"""
+        s, b = card // 13, best // 13
+        if s == b:
+            return card > best
+        return s == self.trump_in_force
+
+    def unseen_higher(self, card: int) -> int:
+        """Unseen cards of ``card``'s suit that rank above it."""
+        top = (card // 13) * 13 + 13
+        return sum(self.unseen[card + 1 : top])
+
+    def unseen_in_suit(self, suit: int) -> int:
+        return sum(self.unseen[suit * 13 : suit * 13 + 13])
+
+    def is_master(self, card: int) -> bool:
+        """No unseen card of its suit ranks above it (the highest card left)."""
+        return self.unseen_higher(card) == 0
+
+    def p_holds_any(self, seat: int, count: int) -> float:
+        """Chance that ``seat`` holds at least one of ``count`` particular unseen cards."""
+        if count <= 0:
+            return 0.0
+        h = self.view.hand_counts[seat]
+        total = self.unseen_total
+        if not self.counting:
+            h = max(h, 1)
+        if total <= 0 or h <= 0:
+            return 0.0
+        miss = 1.0
+        for i in range(min(h, total)):
+            miss *= max(0.0, (total - count - i) / (total - i))
+            if miss <= 0.0:
+                break
+        return 1.0 - miss
+
+    def p_beats(self, seat: int, best: int) -> float:
+        """Rough chance that ``seat``, still to play, beats ``best`` in this trick."""
+        voids = self.view.voids[seat] if self.counting else (False, False, False, False)
+        led = self.led if self.led >= 0 else best // 13
+        best_suit = best // 13
+        trump = self.trump_in_force
+        p_void_led = 1.0 if voids[led] else 1.0 - self.p_holds_any(seat, self.unseen_in_suit(led))
+        p = 0.0
+        if best_suit == led and not voids[led]:
+            p = self.p_holds_any(seat, self.unseen_higher(best))
+        if trump >= 0 and trump != led and not voids[trump]:
+            if best_suit == trump:
+                p_trump = self.p_holds_any(seat, self.unseen_higher(best))
+            else:
+                p_trump = self.p_holds_any(seat, self.unseen_in_suit(trump))
+            p = max(p, p_void_led * p_trump)
+        elif trump < 0 and self.view.rules.trump in ("first-void", "named") and self.view.trump < 0:
+            # Nobody has made trump yet: a void seat makes it now and (usually) wins.
+            p = max(p, 0.8 * p_void_led)
+        return min(p, 1.0)
+
+    def p_beats_lead(self, seat: int, card: int) -> float:
+        """Rough chance that ``seat`` beats ``card`` if we lead it to a new trick."""
+        voids = self.view.voids[seat] if self.counting else (False, False, False, False)
+        suit = card // 13
+        trump = self.trump_in_force if self.trump_in_force >= 0 else self.trump
+        p = 0.0 if voids[suit] else self.p_holds_any(seat, self.unseen_higher(card))
+        if trump >= 0 and suit != trump and not voids[trump]:
+            p_void = 1.0 if voids[suit] else 1.0 - self.p_holds_any(seat, self.unseen_in_suit(suit))
+            p = max(p, p_void * self.p_holds_any(seat, self.unseen_in_suit(trump)))
+        return p
+
+    def p_holds(self, card: int, later: list[int]) -> float:
+        """Chance that no opponent among ``later`` beats ``card``."""
+        p = 1.0
+        for s in later:
+            if s % 2 != self.seat % 2:
+                p *= 1.0 - self.p_beats(s, card)
+        return p
+
+    def suit_strength(self, suit: int, tens_matter: bool) -> float:
+        """How good ``suit`` would be as trump for this hand: length and honours."""
+        cards = self.hand_by_suit[suit]
+        score = 1.5 * len(cards)
+        for c in cards:
+            r = c % 13
+            score += {12: 4.0, 11: 3.0, 10: 2.0, 9: 1.0}.get(r, 0.0)
+            if tens_matter and r == TEN_RANK:
+                score += 1.0
+        return score
+
+
+def tens_in(cards: list[int] | tuple[int, ...]) -> int:
+    return sum(1 for c in cards if c % 13 == TEN_RANK)
+
+
+def sample_hidden_hands(view: PlayerView, unseen: list[int], rng, tries: int = 20) -> list[list[int]] | None:
+    """One random deal of the unseen cards to the other seats (and the undealt stock),
+    respecting hand sizes and known voids (R0.4). Approximately uniform: cards are
+    placed in random order on random eligible holders; a dead end retries.
+
+    Returns per-seat card lists (the viewer's entry is its own hand), or None.
+    """
+    n = view.num_players
+    cards = [c for c in range(len(unseen)) for _ in range(unseen[c])]
+    holders = [s for s in range(n) if s != view.seat]
+    voids = view.voids
+    for _ in range(tries):
+        order = rng.permutation(len(cards))
+        room = {s: view.hand_counts[s] for s in holders}
+        room[-1] = view.cards_undealt
+        hands: dict[int, list[int]] = {s: [] for s in holders}
+        ok = True
+        # place the most constrained suits first: cards whose suit some seat is void in
+        ranked = sorted(order.tolist(), key=lambda i: -sum(1 for s in holders if voids[s][cards[i] // 13]))
+        for i in ranked:
+            c = cards[i]
+            suit = c // 13
+            eligible = [s for s in holders if room[s] > 0 and not voids[s][suit]]
+            total = sum(room[s] for s in eligible) + room[-1]
+            if total <= 0:
+                ok = False
+                break
+            pick = int(rng.integers(total))
+            chosen = -1
+            for s in eligible:
+                if pick < room[s]:
+                    chosen = s
+                    break
+                pick -= room[s]
+            room[chosen] -= 1
+            if chosen >= 0:
+                hands[chosen].append(c)
+        if ok:
+            out = [list(view.hand) if s == view.seat else hands[s] for s in range(n)]
+            return out
+    return None

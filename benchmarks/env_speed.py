@@ -1,0 +1,135 @@
+"""Decisions per second of the environments against the bare rules engine, per ruleset.
+
+    python benchmarks/env_speed.py [--steps 20000] [--repeat 3] [--seed 0] [--profile dehla]
+
+For each ruleset, in one run and on one core, three loops make the same number of
+random legal decisions:
+
+* ``engine``: ``MatchState`` directly (``legal_actions`` / ``apply_action``, chance
+  steps from the same random stream);
+* ``raw_env``: the bare PettingZoo AEC env, ``env.last()`` every decision (so the
+  observation is encoded every step) and the action picked from its mask;
+* ``env()``: the same through PettingZoo's safety wrappers.
+
+All three pick ``legal[int(u * len(legal))]`` with ``u`` from one precomputed list of
+uniform floats, so they differ only in what the environment adds. Each loop runs
+``--repeat`` times, interleaved, and the best rate is kept; the process is single
+threaded. The ratios to the engine are the figures to compare between runs (these
+machines are noisy, and other jobs may share the cores). Targets
+for ``dehla``: raw_env >= 40,000 decisions/s, env() >= 15,000. ``--profile NAME``
+runs cProfile over the raw_env loop of that ruleset afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dehla_env import env as wrapped_env
+from dehla_env import raw_env
+from dehla_env.engine import MatchState, Phase
+from dehla_env.rules import make_rules
+
+CONFIGS: list[tuple[str, dict[str, Any]]] = [
+    ("dehla", {}),
+    ("dehla", {"trump": "chosen"}),
+    ("dehla-direct", {}),
+    ("dehla-direct", {"trump": "closed"}),
+    ("dehla-direct", {"players": 6}),
+    ("court-piece", {}),
+    ("coat-pees", {}),
+]
+
+TARGETS = {"raw_env": 40_000, "env()": 15_000}  # decisions/s for dehla
+
+
+def pick(legal: Sequence[int] | np.ndarray, u: float) -> int:
+    """The one action-selection rule of every loop."""
+    return int(legal[int(u * len(legal))])
+
+
+def engine_loop(name: str, options: dict[str, Any], steps: int, seed: int, randoms: list[float]) -> float:
+    rules = make_rules(name, options)
+    rng = np.random.default_rng(seed)
+    k = 0
+    decisions = 0
+    t = time.perf_counter()
+    while decisions < steps:
+        match = MatchState.new(rules, rng)
+        hand = match.hand
+        match.sample_chance(rng)  # the deal
+        while hand.phase != Phase.DONE:
+            if hand.phase == Phase.DRAW:
+                match.sample_chance(rng)  # R1.4
+                continue
+            match.apply_action(pick(match.legal_actions(), randoms[k]))
+            k += 1
+            decisions += 1
+    return decisions / (time.perf_counter() - t)
+
+
+def aec_loop(make: Any, name: str, options: dict[str, Any], steps: int, seed: int, randoms: list[float]) -> float:
+    e = make(rules=name, **options)
+    e.reset(seed=seed)
+    k = 0
+    decisions = 0
+    t = time.perf_counter()
+    while decisions < steps:
+        obs, _reward, terminated, truncated, _info = e.last()
+        if terminated or truncated:
+            e.reset()
+            continue
+        e.step(pick(np.flatnonzero(obs["action_mask"]), randoms[k]))
+        k += 1
+        decisions += 1
+    return decisions / (time.perf_counter() - t)
+
+
+def label(name: str, options: dict[str, Any]) -> str:
+    return name + (" " + " ".join(f"{k}={v}" for k, v in options.items()) if options else "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--steps", type=int, default=20_000, help="decisions per loop and ruleset")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per loop; the best is kept")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--profile", default=None, help="ruleset name to profile (raw_env loop)")
+    args = parser.parse_args()
+    randoms = np.random.default_rng(args.seed).random(args.steps + 1_000).tolist()  # the engine loop ends its last hand
+    print(f"{args.steps:,} random legal decisions per loop, best of {args.repeat}, seed {args.seed}, one core")
+    header = f"{'ruleset':34s} {'engine/s':>10s} {'raw_env/s':>10s} {'env()/s':>10s} {'raw/eng':>8s} {'env/eng':>8s}"
+    print(header)
+    print("-" * len(header))
+    for name, options in CONFIGS:
+        eng = raw = wrapped = 0.0
+        for _ in range(args.repeat):
+            eng = max(eng, engine_loop(name, options, args.steps, args.seed, randoms))
+            raw = max(raw, aec_loop(raw_env, name, options, args.steps, args.seed, randoms))
+            wrapped = max(wrapped, aec_loop(wrapped_env, name, options, args.steps, args.seed, randoms))
+        rates = f"{eng:10,.0f} {raw:10,.0f} {wrapped:10,.0f}"
+        print(f"{label(name, options):34s} {rates} {raw / eng:8.3f} {wrapped / eng:8.3f}")
+        if (name, options) == ("dehla", {}):
+            dehla = {"raw_env": raw, "env()": wrapped}
+    verdicts = ", ".join(
+        f"{k} {dehla[k]:,.0f} ({'meets' if dehla[k] >= v else 'BELOW'} {v:,})" for k, v in TARGETS.items()
+    )
+    print(f"targets for dehla: {verdicts}")
+    if args.profile:
+        name, options = next(c for c in CONFIGS if label(*c) == args.profile or c[0] == args.profile)
+        profiler = cProfile.Profile()
+        profiler.enable()
+        aec_loop(raw_env, name, options, args.steps, args.seed, randoms)
+        profiler.disable()
+        print(f"\ncProfile of the raw_env loop, {label(name, options)} (tottime):")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Batched (vectorised numpy) engine and vector environment."""

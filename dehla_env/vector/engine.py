@@ -1,0 +1,655 @@
+"""The batched rules engine: ``N`` independent hands advanced in lockstep with numpy.
+
+:class:`BatchEngine` holds the state of ``N`` hands of one ruleset as arrays of shape
+``(N, ...)`` and applies one decision per game with array operations; no Python loop
+runs over games. It implements the same hand state machine as
+:class:`dehla_env.engine.HandState` (phases DEAL / DRAW / TRUMP / BID / PLAY / DONE, the
+staged deal of R0.3, trump making R1.4 / R2.4 / R3.1 / R4.2, the middle pile R1.5, the
+R3.3 early end) and the same outcome (:meth:`HandState.result`); tests replay the same
+deals and moves through both and require identical masks, observations and outcomes.
+
+Chance is explicit here too: :meth:`BatchEngine.deal` takes the decks and dealers,
+:meth:`BatchEngine.draw` the R1.4 draw; :meth:`sample_deals` and :meth:`sample_draws`
+produce them from a caller's generator. The engine never validates a decision (the
+callers check actions against :meth:`legal_mask`); it only plays one hand per game:
+the match (dealer rotation, kots, streaks, points) is not batched.
+
+State layout (``n`` players, ``N`` games). Per-seat card arrays are stored *doubled*,
+``(N, 2n, 52)`` with row ``n + s`` a copy of row ``s``, so that the rows of every
+seat seen from observer ``o`` (relative seats ``0..n-1``) are one contiguous window
+starting at row ``o``: the observation encoder gathers them with one strided copy.
+
+======================  ================  =============================================
+array                   shape, dtype      contents
+======================  ================  =============================================
+``hands2``              (N, 2n, 52) u8    cards held (count per id; 0..3 with R2.8)
+``played2``             (N, 2n, 52) u8    cards each seat has played this hand
+``voids2``              (N, 2n, 4) u8     seat shown void in suit (did not follow)
+``bid_code2``           (N, 2n) i64       R4.2 bid per seat: 0 none yet, 1 pass, 2+k bid k
+``won2``                (N, 4, 52) u8     cards taken / captured per side (rows 2, 3
+                                          copy 0, 1)
+``middle``              (N, 52) u8        R1.5 the middle pile
+``suitcnt``             (N, n, 4) i16     cards held per seat and suit
+``counts``              (N, 2n) i64       cards held per seat (doubled)
+``trick_cards``         (N, n) i64        cards of the current trick by position, -1
+``best_key, best_seat`` (N,) i64          the card winning the current trick so far:
+                                          32+rank trump, 16+rank led suit; its seat
+``trick_winners``       (N, T) i64        winner of each completed trick, -1
+``take_cards``          (N, T) i64        R1.5: cards taken at trick t (0: no take)
+``deck``                (N, deck) i64     the deck dealt (card ids)
+per-game scalars        (N,) i64          dealer, phase, to_act, stage, leader, led,
+                                          ntrick, ntricks, trump, trump_suit,
+                                          trump_maker, hidden, ctx, last_winner,
+                                          mid_count, mid_tens, high_bid, bid_*,
+                                          contract_*, draw_card
+``tricks, tens, cards_won``  (N, 2) i64   per side
+======================  ================  =============================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..actions import BID_OFFSET, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
+from ..cards import NUM_CARDS, TEN_RANK
+from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, TRICKS_TO_WIN_ROUND, Phase, TrumpContext
+from ..rules import Rules
+
+DEAL = int(Phase.DEAL)
+DRAW = int(Phase.DRAW)
+TRUMP = int(Phase.TRUMP)
+BID = int(Phase.BID)
+PLAY = int(Phase.PLAY)
+DONE = int(Phase.DONE)
+
+CTX_NONE = int(TrumpContext.NONE)
+CTX_CHOSEN = int(TrumpContext.CHOSEN)
+CTX_OPEN = int(TrumpContext.OPEN)
+CTX_VOID = int(TrumpContext.VOID)
+CTX_ALL_PASS = int(TrumpContext.ALL_PASS)
+
+_CARD_SUIT = np.arange(NUM_CARDS) // 13
+#: SUIT_SELECT[s] is the cards of suit s; row 4: every card (nothing to follow).
+SUIT_SELECT = np.zeros((5, NUM_CARDS), dtype=bool)
+for _s in range(4):
+    SUIT_SELECT[_s, _CARD_SUIT == _s] = True
+SUIT_SELECT[4] = True
+#: BID_SELECT[h - 6]: the bid actions (57..84) above a highest bid of ``h`` (6 = none yet).
+BID_SELECT = np.zeros((8, NUM_ACTIONS - BID_OFFSET), dtype=bool)
+for _h in range(MIN_BID - 1, 14):
+    BID_SELECT[_h - (MIN_BID - 1), 4 * (_h + 1 - MIN_BID) :] = True
+
+
+def trick_winner_positions(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:
+    """Position of the winning card in each row of ``cards`` (R0.4), ``-1`` = no card.
+
+    The highest trump wins, else the highest card of the led suit; between equal cards
+    (three packs, R2.8) the one played first (``argmax`` returns the first maximum), as
+    :func:`dehla_env.engine.hand.trick_winner_index`. ``trump`` is -1 for none in force.
+    """
+    suit = cards // 13
+    rank = cards % 13
+    key = np.where(suit == trump[:, None], rank + 32, np.where(suit == led[:, None], rank + 16, 0))
+    key[cards < 0] = -1
+    return key.argmax(axis=1)
+
+
+class BatchEngine:
+    """``num_games`` hands of ``rules`` in lockstep; see the module docstring."""
+
+    def __init__(self, rules: Rules, num_games: int) -> None:
+        if num_games < 1:
+            raise ValueError(f"num_games must be at least 1, not {num_games}")
+        self.rules = rules
+        self.num_games = N = int(num_games)
+        self.n = n = rules.players
+        self.deck_size = rules.deck_size
+        self.num_tricks = rules.num_tricks
+        self.packs = rules.packs
+        self.staged = rules.staged_deal
+        self.has_middle = rules.has_middle
+        self.first_void = rules.trump == "first-void"
+        self.void_choice = rules.name == "dehla-direct" and rules.trump in ("closed", "named")
+        self.closed = rules.name == "dehla-direct" and rules.trump == "closed"
+        self.court_piece = rules.name == "court-piece"
+        self.bidding = rules.name == "coat-pees"
+        #: the phases a decision can be due in, for this ruleset
+        self.trump_phase = self.bidding or self.void_choice or rules.trump in ("chosen", "open") or self.court_piece
+        self.all = np.arange(N)
+        i64 = np.int64
+        self.hands2 = np.zeros((N, 2 * n, NUM_CARDS), np.uint8)
+        self.played2 = np.zeros((N, 2 * n, NUM_CARDS), np.uint8)
+        self.voids2 = np.zeros((N, 2 * n, 4), np.uint8)
+        self.bid_code2 = np.zeros((N, 2 * n), i64)
+        self.won2 = np.zeros((N, 4, NUM_CARDS), np.uint8)
+        self.middle = np.zeros((N, NUM_CARDS), np.uint8)
+        self.suitcnt = np.zeros((N, n, 4), np.int16)
+        self.counts = np.zeros((N, 2 * n), i64)
+        self.trick_cards = np.full((N, n), -1, i64)
+        self.best_key = np.zeros(N, i64)
+        self.best_seat = np.full(N, -1, i64)
+        self.trick_winners = np.full((N, self.num_tricks), -1, i64)
+        self.take_cards = np.zeros((N, self.num_tricks), i64)
+        self.deck = np.zeros((N, self.deck_size), i64)
+        self.tricks = np.zeros((N, 2), i64)
+        self.tens = np.zeros((N, 2), i64)
+        self.cards_won = np.zeros((N, 2), i64)
+        self.dealer = np.zeros(N, i64)
+        self.phase = np.full(N, DEAL, i64)
+        self.to_act = np.full(N, -1, i64)
+        self.stage = np.zeros(N, i64)
+        self.leader = np.zeros(N, i64)
+        self.led = np.full(N, -1, i64)
+        self.ntrick = np.zeros(N, i64)  # cards in the current trick
+        self.ntricks = np.zeros(N, i64)  # completed tricks
+        self.trump = np.full(N, -1, i64)  # the trump in force
+        self.trump_suit = np.full(N, -1, i64)  # the trump as R6 reports it
+        self.trump_maker = np.full(N, -1, i64)
+        self.hidden = np.zeros(N, bool)  # R2.4c: a closed trump not yet revealed
+        self.ctx = np.zeros(N, i64)
+        self.last_winner = np.full(N, -1, i64)
+        self.mid_count = np.zeros(N, i64)
+        self.mid_tens = np.zeros(N, i64)
+        self.high_bid = np.full(N, MIN_BID - 1, i64)
+        self.bid_seat = np.full(N, -1, i64)  # R4.2: the highest bid so far
+        self.bid_suit = np.full(N, -1, i64)
+        self.contract_seat = np.full(N, -1, i64)  # set once the bidding is over
+        self.contract_level = np.zeros(N, i64)
+        self.contract_suit = np.full(N, -1, i64)
+        self.draw_card = np.full(N, -1, i64)
+        # flat views for one-index scatters on the hot path
+        self._hands_flat = self.hands2.reshape(-1)
+        self._played_flat = self.played2.reshape(-1)
+        self._suitcnt_flat = self.suitcnt.reshape(-1)
+        self._counts_flat = self.counts.reshape(-1)
+        self._trick_flat = self.trick_cards.reshape(-1)
+        self._row_cards = 2 * n * NUM_CARDS
+
+    # ------------------------------------------------------------------ helpers
+    def all_in(self, phase: int) -> bool:
+        return bool((self.phase == phase).all())
+
+    # ------------------------------------------------------------------ chance
+    def sample_deals(self, rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``k`` uniformly shuffled decks (card ids) and uniformly drawn dealers (R1.10)."""
+        keys = rng.random((k, self.deck_size))
+        decks = keys.argsort(axis=1) % NUM_CARDS
+        dealers = rng.integers(self.n, size=k)
+        return decks, dealers
+
+    def deal(self, g: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
+        """Start a new hand in games ``g``: ``decks[i, p]`` goes to seat
+        ``(dealers[i] + 1 + p) % n`` (R0.3); a staged deal gives out 0..19 now."""
+        g = np.asarray(g, dtype=np.int64)
+        decks = np.asarray(decks, dtype=np.int64)
+        dealers = np.asarray(dealers, dtype=np.int64)
+        n = self.n
+        for arr in (self.hands2, self.played2, self.voids2, self.bid_code2, self.won2, self.middle):
+            arr[g] = 0
+        self.best_key[g] = 0
+        self.best_seat[g] = -1
+        self.trick_cards[g] = -1
+        self.trick_winners[g] = -1
+        self.take_cards[g] = 0
+        self.deck[g] = decks
+        for arr in (self.tricks, self.tens, self.cards_won, self.ntrick, self.ntricks, self.mid_count, self.mid_tens):
+            arr[g] = 0
+        for arr in (
+            self.led,
+            self.trump,
+            self.trump_suit,
+            self.trump_maker,
+            self.last_winner,
+            self.bid_seat,
+            self.bid_suit,
+            self.contract_seat,
+            self.contract_suit,
+            self.draw_card,
+        ):
+            arr[g] = -1
+        self.hidden[g] = False
+        self.ctx[g] = CTX_NONE
+        self.high_bid[g] = MIN_BID - 1
+        self.contract_level[g] = 0
+        self.dealer[g] = dealers
+        self.leader[g] = (dealers + 1) % n  # R1.2, R2.2
+        stop = FIRST_STAGE_CARDS if self.staged else self.deck_size
+        self._give(g, 0, stop)
+        self.stage[g] = 1 if self.staged else 2
+        rules = self.rules
+        first = (dealers + 1) % n
+        if self.bidding:
+            self._await(g, BID, first)  # R4.2
+        elif rules.trump == "chosen" or self.court_piece:
+            self.ctx[g] = CTX_CHOSEN  # R1.4 chosen, R3.1
+            self._await(g, TRUMP, first)
+        elif rules.trump == "open":
+            self.ctx[g] = CTX_OPEN  # R2.4b: the dealer's partner names trump
+            self._await(g, TRUMP, (dealers + 2) % n)
+        else:
+            self._await(g, PLAY, first)
+
+    def _give(self, g: np.ndarray, start: int, stop: int) -> None:
+        """Deck positions ``start..stop-1`` of games ``g`` to their seats (R0.3)."""
+        n = self.n
+        pos = np.arange(start, stop)
+        seats = (self.dealer[g][:, None] + 1 + pos) % n  # (k, m)
+        cards = self.deck[g, start:stop]
+        rows = np.broadcast_to(g[:, None], seats.shape)
+        if self.packs == 1:
+            self.hands2[rows, seats, cards] += 1
+            self.hands2[rows, seats + n, cards] += 1
+        else:
+            np.add.at(self.hands2, (rows, seats, cards), 1)
+            np.add.at(self.hands2, (rows, seats + n, cards), 1)
+        held = self.hands2[g, :n].reshape(len(g), n, 4, 13)
+        self.suitcnt[g] = held.sum(axis=3, dtype=np.int16)
+        cnt = self.suitcnt[g].sum(axis=2)
+        self.counts[g, :n] = cnt
+        self.counts[g, n:] = cnt
+
+    def _deal_rest(self, g: np.ndarray) -> None:
+        """Second stage of a staged deal: positions 20..51 (R0.3)."""
+        if len(g):
+            self._give(g, FIRST_STAGE_CARDS, self.deck_size)
+            self.stage[g] = 2
+
+    def draw_candidates(self, g: np.ndarray) -> np.ndarray:
+        """R1.4: (k, 52) counts of the cards played so far (the 20 of the first five tricks)."""
+        return self.played2[g, : self.n].sum(axis=1)
+
+    def sample_draws(self, rng: np.random.Generator, g: np.ndarray) -> np.ndarray:
+        """A card drawn uniformly from the cards played so far, per game of ``g`` (R1.4)."""
+        cand = self.draw_candidates(g)
+        total = cand.sum(axis=1)
+        k = (rng.random(len(g)) * total).astype(np.int64)
+        return (np.cumsum(cand, axis=1) > k[:, None]).argmax(axis=1)
+
+    def draw(self, g: np.ndarray, cards: np.ndarray) -> None:
+        """R1.4: all followed suit for five tricks; the drawn card's suit is trump."""
+        g = np.asarray(g, dtype=np.int64)
+        cards = np.asarray(cards, dtype=np.int64)
+        self.draw_card[g] = cards
+        self.trump[g] = cards // 13
+        self.trump_suit[g] = cards // 13
+        self._deal_rest(g)
+        self._await(g, PLAY, self.leader[g])  # the fifth trick's winner leads the sixth
+
+    def _await(self, g: np.ndarray, phase: int, seat: np.ndarray | int) -> None:
+        self.phase[g] = phase
+        self.to_act[g] = seat
+
+    # ------------------------------------------------------------------ decisions
+    def step(self, actions: np.ndarray, g: np.ndarray | None = None) -> None:
+        """Apply one decision per game of ``g`` (default: every game), for the seat to act.
+
+        ``actions`` must be legal (see :meth:`legal_mask`); nothing is checked here.
+        """
+        if g is None:
+            g = self.all
+            ph = self.phase
+        else:
+            g = np.asarray(g, dtype=np.int64)
+            ph = self.phase[g]
+        actions = np.asarray(actions, dtype=np.int64)
+        play = ph == PLAY
+        if play.all():
+            self._play(g, actions)
+            return
+        if play.any():
+            self._play(g[play], actions[play])
+        if self.trump_phase:
+            sel = ph == TRUMP
+            if sel.any():
+                self._make_trump(g[sel], actions[sel] - TRUMP_OFFSET)
+        if self.bidding:
+            sel = ph == BID
+            if sel.any():
+                self._bid(g[sel], actions[sel])
+
+    def _play(self, g: np.ndarray, c: np.ndarray) -> None:
+        n = self.n
+        s = self.to_act[g]
+        suit = c // 13
+        fi = g * self._row_cards + s * NUM_CARDS + c
+        half = n * NUM_CARDS
+        self._hands_flat[fi] -= 1
+        self._hands_flat[fi + half] -= 1
+        self._played_flat[fi] += 1
+        self._played_flat[fi + half] += 1
+        self._suitcnt_flat[g * (4 * n) + s * 4 + suit] -= 1
+        ci = g * (2 * n) + s
+        self._counts_flat[ci] -= 1
+        self._counts_flat[ci + n] -= 1
+        pos = self.ntrick[g]
+        first = pos == 0
+        led = np.where(first, suit, self.led[g])
+        self.led[g] = led
+        off = suit != led
+        if off.any():
+            go, so, lo = g[off], s[off], led[off]
+            self.voids2[go, so, lo] = 1
+            self.voids2[go, so + n, lo] = 1
+            if self.first_void:
+                # R1.4 / R2.4a: the first card played by a seat unable to follow makes
+                # its suit trump, and is already a trump in this trick.
+                m = self.trump_suit[go] < 0
+                if m.any():
+                    gm = go[m]
+                    sm = suit[off][m]
+                    self.trump[gm] = sm
+                    self.trump_suit[gm] = sm
+                    self.trump_maker[gm] = so[m]
+        self._trick_flat[g * n + pos] = c
+        # the card winning so far (R0.4): a later card must be strictly higher
+        key = np.where(suit == self.trump[g], 32 + c % 13, np.where(off, 0, 16 + c % 13))
+        better = first | (key > self.best_key[g])
+        if better.all():
+            self.best_key[g] = key
+            self.best_seat[g] = s
+        elif better.any():
+            gb = g[better]
+            self.best_key[gb] = key[better]
+            self.best_seat[gb] = s[better]
+        pos = pos + 1
+        self.ntrick[g] = pos
+        full = pos == n
+        if full.all():
+            self._finish_trick(g)
+            return
+        if full.any():
+            self._finish_trick(g[full])
+            rest = ~full
+            g, s, led = g[rest], s[rest], led[rest]
+        nxt = s + 1
+        nxt[nxt == n] = 0
+        self.to_act[g] = nxt
+        if self.void_choice:
+            void = self.suitcnt[g, nxt, led] == 0
+            if void.any():
+                gv = g[void]
+                need = self.trump_suit[gv] < 0
+                if need.any():
+                    # R2.4c/d: the first seat unable to follow makes trump before its card.
+                    gn = gv[need]
+                    self.ctx[gn] = CTX_VOID
+                    self.phase[gn] = TRUMP
+                if self.closed:
+                    reveal = self.hidden[gv] & (nxt[void] == self.trump_maker[gv])
+                    if reveal.any():
+                        # R2.4c: the chooser cannot follow again: revealed, in force for
+                        # the whole current trick, cards already played to it included.
+                        gr = gv[reveal]
+                        self.hidden[gr] = False
+                        self.trump[gr] = self.trump_suit[gr]
+                        self._rescore_trick(gr)
+
+    def _rescore_trick(self, g: np.ndarray) -> None:
+        """Recompute the card winning the current trick after the trump changed."""
+        tc = self.trick_cards[g]
+        pos = trick_winner_positions(tc, self.led[g], self.trump[g])
+        best = tc[np.arange(len(g)), pos]
+        tr = self.trump[g]
+        self.best_key[g] = np.where(best // 13 == tr, 32, 16) + best % 13
+        self.best_seat[g] = (self.leader[g] + pos) % self.n
+
+    def _finish_trick(self, f: np.ndarray) -> None:
+        n = self.n
+        tc = self.trick_cards[f]
+        w = self.best_seat[f]
+        side = w & 1
+        t = self.ntricks[f]
+        self.trick_winners[f, t] = w
+        self.tricks[f, side] += 1
+        tens_here = (tc % 13 == TEN_RANK).sum(axis=1)
+        done = t + 1
+        self.ntricks[f] = done
+        last = done == self.num_tricks
+        if self.has_middle:
+            # R1.5: the trick goes to the middle; the same seat winning twice in a row
+            # since the last take, or the 13th trick, takes the whole pile.
+            self.middle[f[:, None], tc] += 1
+            mc = self.mid_count[f] + n
+            mt = self.mid_tens[f] + tens_here
+            take = (self.last_winner[f] == w) | last
+            keep = ~take
+            self.mid_count[f] = mc
+            self.mid_tens[f] = mt
+            if take.any():
+                tk, sd = f[take], side[take]
+                self.tens[tk, sd] += mt[take]
+                self.cards_won[tk, sd] += mc[take]
+                pile = self.middle[tk]
+                self.won2[tk, sd] += pile
+                self.won2[tk, sd + 2] += pile
+                self.take_cards[tk, done[take] - 1] = mc[take]
+                self.middle[tk] = 0
+                self.mid_count[tk] = 0
+                self.mid_tens[tk] = 0
+                self.last_winner[tk] = -1
+            self.last_winner[f[keep]] = w[keep]
+        else:
+            # R2.3, R3.2, R4.3: the winner's side captures the trick at once.
+            self.tens[f, side] += tens_here
+            self.cards_won[f, side] += n
+            for p in range(n):
+                cp = tc[:, p]
+                self.won2[f, side, cp] += 1
+                self.won2[f, side + 2, cp] += 1
+        self.trick_cards[f] = -1
+        self.best_key[f] = 0
+        self.best_seat[f] = -1
+        self.ntrick[f] = 0
+        self.led[f] = -1
+        self.leader[f] = w
+        end = last
+        if self.court_piece:
+            end = end | (self.tricks[f, side] >= TRICKS_TO_WIN_ROUND)  # R3.3
+        if end.any():
+            self._await(f[end], DONE, -1)
+            cont = ~end
+            f, w, done = f[cont], w[cont], done[cont]
+        if self.staged and len(f):
+            first_stage = self.stage[f] == 1
+            if first_stage.any():
+                made = self.trump_suit[f] >= 0
+                self._deal_rest(f[first_stage & made])  # R1.4: after the trump-making trick, eight more each
+                if self.first_void:
+                    drawn = first_stage & ~made & (done == FIRST_STAGE_TRICKS)
+                    if drawn.any():
+                        self._await(f[drawn], DRAW, -1)  # R1.4: nobody was void: draw
+                        f, w = f[~drawn], w[~drawn]
+        self._await(f, PLAY, w)
+
+    def _make_trump(self, g: np.ndarray, suit: np.ndarray) -> None:
+        s = self.to_act[g]
+        ctx = self.ctx[g]
+        self.trump_maker[g] = s
+        self.trump_suit[g] = suit
+        self.ctx[g] = CTX_NONE
+        void = ctx == CTX_VOID
+        if void.any():
+            gv = g[void]
+            if self.closed:
+                self.hidden[gv] = True  # R2.4c: not in force until revealed
+            else:
+                self.trump[gv] = suit[void]  # R2.4d: in force at once, for the whole trick
+                self._rescore_trick(gv)
+            self.phase[gv] = PLAY  # the same seat now plays any card
+            other = ~void
+            g, s, ctx, suit = g[other], s[other], ctx[other], suit[other]
+            if not len(g):
+                return
+        self.trump[g] = suit
+        allpass = ctx == CTX_ALL_PASS
+        if allpass.any():
+            ga = g[allpass]
+            self.contract_seat[ga] = s[allpass]  # R4.2: dealer+1 takes 7
+            self.contract_level[ga] = MIN_BID
+            self.contract_suit[ga] = suit[allpass]
+        if self.staged:
+            self._deal_rest(g[self.stage[g] == 1])
+        leader = np.where(ctx == CTX_OPEN, (self.dealer[g] + 1) % self.n, s)
+        self.leader[g] = leader
+        self._await(g, PLAY, leader)
+
+    def _bid(self, g: np.ndarray, a: np.ndarray) -> None:
+        n = self.n
+        s = self.to_act[g]
+        is_pass = a == PASS_ACTION
+        code = np.where(is_pass, 1, 2 + a - BID_OFFSET)
+        self.bid_code2[g, s] = code
+        self.bid_code2[g, s + n] = code
+        made = ~is_pass
+        if made.any():
+            gb, ab = g[made], a[made] - BID_OFFSET
+            self.high_bid[gb] = MIN_BID + ab // 4
+            self.bid_seat[gb] = s[made]
+            self.bid_suit[gb] = ab % 4
+        end = (self.high_bid[g] == 13) | (s == self.dealer[g])
+        go = g[~end]
+        self.to_act[go] = (s[~end] + 1) % n
+        ge = g[end]
+        if not len(ge):
+            return
+        bidder = self.bid_seat[ge]
+        none = bidder < 0
+        if none.any():
+            # R4.2: four passes: dealer+1 takes 7 and names trump from its five cards.
+            gp = ge[none]
+            self.ctx[gp] = CTX_ALL_PASS
+            self._await(gp, TRUMP, (self.dealer[gp] + 1) % n)
+        gc = ge[~none]
+        if len(gc):
+            seat, suit = self.bid_seat[gc], self.bid_suit[gc]
+            self.contract_seat[gc] = seat  # R4.2: the highest bid is the last one made
+            self.contract_level[gc] = self.high_bid[gc]
+            self.contract_suit[gc] = suit
+            self.trump[gc] = suit
+            self.trump_suit[gc] = suit
+            self.trump_maker[gc] = seat
+            self._deal_rest(gc)
+            self.leader[gc] = seat
+            self._await(gc, PLAY, seat)
+
+    # ------------------------------------------------------------------ queries
+    def legal_mask(
+        self, g: np.ndarray | None = None, out: np.ndarray | None = None, held: np.ndarray | None = None
+    ) -> np.ndarray:
+        """(k, 85) bool: the legal actions of the seat to act in each game of ``g``
+        (all False on a chance step or when the hand is over).
+
+        ``held``, if given, is ``hands2[g, to_act[g]]`` already gathered.
+        """
+        if g is None:
+            g = self.all
+        k = len(g)
+        if out is None:
+            out = np.zeros((k, NUM_ACTIONS), bool)
+        ph = self.phase[g]
+        s = np.maximum(self.to_act[g], 0)
+        if held is None:
+            held = self.hands2[g, s]
+        led = self.led[g]
+        ledc = np.maximum(led, 0)
+        follow = (self.suitcnt[g, s, ledc] > 0) & (led >= 0)
+        # R0.4: follow suit if able, else any card
+        np.logical_and(held, SUIT_SELECT[np.where(follow, ledc, 4)], out=out[:, :NUM_CARDS])
+        play = ph == PLAY
+        if not play.all():
+            out[:, :NUM_CARDS] &= play[:, None]
+        if self.trump_phase:
+            out[:, TRUMP_OFFSET:PASS_ACTION] = (ph == TRUMP)[:, None]
+        if self.bidding:
+            bid = ph == BID
+            out[:, PASS_ACTION] = bid
+            out[:, BID_OFFSET:] = BID_SELECT[self.high_bid[g] - (MIN_BID - 1)] & bid[:, None]
+        return out
+
+    def current_winner(self, g: np.ndarray) -> np.ndarray:
+        """Seat winning the trick in progress with the trump now in force, or -1."""
+        return self.best_seat[g]
+
+    def outcome(self, g: np.ndarray) -> dict[str, np.ndarray]:
+        """The :class:`~dehla_env.engine.hand.HandResult` of complete hands, as arrays:
+        ``winner``, ``all_tens``, ``kot`` (side or -1) and ``score`` (k, 2)."""
+        rules = self.rules
+        k = len(g)
+        tricks = self.tricks[g]
+        tens = self.tens[g]
+        t0, t1 = tens[:, 0], tens[:, 1]
+        all_tens = np.where(t1 == 0, 0, np.where(t0 == 0, 1, -1))
+        score = np.zeros((k, 2), np.int64)
+        none = np.full(k, -1, np.int64)
+        if rules.name == "dehla":
+            # R1.6: 4-0 and 3-1 win; 2-2 goes to the side that did not deal.
+            winner = np.where(t0 > t1, 0, np.where(t1 > t0, 1, 1 - (self.dealer[g] & 1)))
+            kot = all_tens
+        elif rules.name == "dehla-direct":
+            if rules.scoring == "tricks":
+                a, b = tricks[:, 0], tricks[:, 1]
+                all_tens = none
+            elif rules.scoring == "double-sar":
+                cw = self.cards_won[g]
+                a, b = cw[:, 0] + t0, cw[:, 1] + t1
+            else:
+                a, b = t0, t1
+            winner = np.where(a > b, 0, np.where(b > a, 1, -1))
+            kot = all_tens
+        elif rules.name == "court-piece":
+            winner = np.where(tricks[:, 0] >= TRICKS_TO_WIN_ROUND, 0, 1)
+            maker_side = self.trump_maker[g] & 1
+            other = tricks[np.arange(k), 1 - winner]
+            kot = np.where((winner == maker_side) & (other == 0), winner, -1)  # R3.4
+            if rules.defender_kot:
+                kot = np.where(winner != maker_side, winner, kot)
+            all_tens = none
+        else:  # coat-pees, R4.4 / R4.6
+            bidder = self.contract_seat[g]
+            bid = self.contract_level[g]
+            side = bidder & 1
+            made = tricks[np.arange(k), side] >= bid
+            delta = np.where(made, bid, np.where(bid == MIN_BID, -7, -2 * bid))
+            score[np.arange(k), side] = delta
+            winner = np.where(made, side, 1 - side)
+            all_tens = kot = none
+        return {"winner": winner, "all_tens": all_tens, "kot": kot, "score": score}
+
+    def hand_cards(self, game: int, seat: int) -> list[int]:
+        """The cards ``seat`` holds in ``game``, ascending, copies repeated (for tests)."""
+        row = self.hands2[game, seat]
+        return [c for c in range(NUM_CARDS) for _ in range(int(row[c]))]
+
+    def nbytes(self) -> int:
+        """Bytes held by the state arrays."""
+        return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
+
+    def summary(self, game: int) -> dict[str, Any]:
+        """One game's hand in the R6 per-hand terms (for tests and the replay adapter)."""
+        from ..cards import SUIT_LETTERS
+
+        i = game
+        nt = int(self.ntricks[i])
+        takes = []
+        if self.has_middle:
+            for t in range(nt):
+                if self.take_cards[i, t]:
+                    takes.append([t + 1, int(self.trick_winners[i, t]), int(self.take_cards[i, t])])
+        ts = int(self.trump_suit[i])
+        tm = int(self.trump_maker[i])
+        contract = None
+        if self.contract_seat[i] >= 0:
+            contract = [int(self.contract_seat[i]), int(self.contract_level[i]), SUIT_LETTERS[self.contract_suit[i]]]
+        return {
+            "dealer": int(self.dealer[i]),
+            "trump": SUIT_LETTERS[ts] if ts >= 0 else None,
+            "trump_maker": tm if tm >= 0 else None,
+            "trick_winners": [int(x) for x in self.trick_winners[i, :nt]],
+            "takes": takes,
+            "tricks": [int(x) for x in self.tricks[i]],
+            "tens": [int(x) for x in self.tens[i]],
+            "contract": contract,
+            "complete": bool(self.phase[i] == DONE),
+        }
