@@ -41,15 +41,21 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, params
 
 
+# Agents whose modules are heavy to import (torch) register on first use.
+_LAZY = {"policy": "agents.policy", "search": "agents.search"}
+
+
 def known_agents() -> list[str]:
     _load_builtin()
-    return sorted(_FACTORIES)
+    return sorted(set(_FACTORIES) | set(_LAZY))
 
 
 def make_agent(spec: str, rules: Rules, seed: int | None = None) -> Agent:
     """A new agent for ``rules`` from a spec string (see the module docstring)."""
     _load_builtin()
     name, params = parse_spec(spec)
+    if name not in _FACTORIES and name in _LAZY:
+        __import__(_LAZY[name])
     if name not in _FACTORIES:
         raise ValueError(f"unknown agent {name!r}; known: {', '.join(sorted(_FACTORIES))}")
     agent = _FACTORIES[name](rules, params, seed)

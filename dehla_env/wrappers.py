@@ -67,8 +67,8 @@ Illegal actions
 Options
     ``rules`` (preset name or :class:`~dehla_env.rules.Rules`), ``episode``, ``reward``,
     ``observation`` (``"flat"`` / ``"structured"``), ``render_mode`` (``"ansi"``:
-    ``render()`` returns the text of the whole table; ``"human"``: printed after
-    every reset and step), ``illegal_action``; any other keyword goes to
+    ``render()`` returns the text of the whole table, every hand shown, for people
+    watching; ``"human"``: printed after every reset and step), ``illegal_action``; any other keyword goes to
     :class:`~dehla_env.env.raw_env`: rule options (``trump="chosen"``,
     ``players=6``...), ``first_dealer``, ``max_cycles``.
 

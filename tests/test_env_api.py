@@ -238,6 +238,19 @@ def test_rewards_zero_sum_and_partners_equal(config: tuple[str, dict[str, Any]])
         assert paid > 0, "some hand should pay a reward"
 
 
+def test_reward_kinds_are_checked_against_the_ruleset() -> None:
+    with pytest.raises(ValueError, match="tens"):
+        raw_env(rules="court-piece", reward="tens")
+    with pytest.raises(ValueError, match="tens"):
+        raw_env(rules="dehla-direct", scoring="tricks", reward="tens")
+    with pytest.raises(ValueError, match="points"):
+        raw_env(rules="dehla", reward="points")
+    with pytest.raises(ValueError, match="reward"):
+        raw_env(rules="dehla", reward="score")
+    with pytest.raises(ValueError, match="episode"):
+        raw_env(rules="dehla", episode="game")
+
+
 def test_win_reward_matches_the_hand_winner() -> None:
     e = raw_env(rules="dehla")
     for seed in range(10):

@@ -63,6 +63,7 @@ class VectorEnv:
     """``num_envs`` games in lockstep; see the module docstring."""
 
     metadata: dict[str, Any] = {"name": "dehla_vector_v0", "autoreset_mode": "same-step"}
+    CHUNK = 1024  # games per observation chunk
 
     def __init__(
         self,
@@ -121,8 +122,7 @@ class VectorEnv:
         self._deal(self._all)
         self._started = True
         obs = self._out_obs()
-        self.observer.observe(self._all, self.engine.to_act.copy(), out=obs)
-        self.engine.legal_mask(self._all, out=self._mask)
+        self._observe(self._all, obs, True)
         return obs, self._info()
 
     def _deal(self, g: np.ndarray) -> None:
@@ -211,14 +211,25 @@ class VectorEnv:
             self._deal(gd)
         else:
             final["final_index"] = ended
-        seats = e.to_act[g]
-        held = e.hands2[g, np.maximum(seats, 0)]
-        self.observer.observe(g, seats, out=obs, held=held)
-        if full:
-            e.legal_mask(g, out=self._mask, held=held)
-        else:
-            self._mask[g] = e.legal_mask(g, held=held)
+        self._observe(g, obs, full)
         return rewards, terminated, final
+
+    def _observe(self, g: np.ndarray, obs: np.ndarray, full: bool) -> None:
+        """Observation and legal mask of the seat to act, games ``g``, in chunks of
+        ``CHUNK`` games (the chunk's rows stay in cache while they are written)."""
+        e = self.engine
+        rows = e.hands2.reshape(-1, e.hands2.shape[-1])
+        k = len(g)
+        for a in range(0, k, self.CHUNK):
+            b = min(a + self.CHUNK, k)
+            gc = g[a:b]
+            seats = e.to_act[gc]
+            held = rows[gc * (2 * e.n) + np.maximum(seats, 0)]
+            self.observer.observe(gc, seats, out=obs[a:b], held=held)
+            if full:
+                e.legal_mask(gc, out=self._mask[a:b], held=held)
+            else:
+                self._mask[gc] = e.legal_mask(gc, held=held)
 
     def _outcome(self, g: np.ndarray) -> dict[str, np.ndarray]:
         e = self.engine

@@ -1,0 +1,192 @@
+"""Neural policies: the network, the checkpoint format and the ``policy:PATH`` agent.
+
+A policy maps the flat observation (:mod:`dehla_env.encoding`) to logits over the flat
+action layout; illegal actions are masked to ``-inf`` before the softmax. The same
+network plays every seat (observations are seat-relative). Training (``train.py``)
+also keeps a critic, which may read privileged inputs; the shipped checkpoint's
+``model`` entry holds only what play needs.
+
+Checkpoint (``torch.save`` dict): ``model`` (policy state dict), ``model_config``
+(layer sizes), ``rules`` (preset name and options it was trained for), and, for
+training checkpoints, ``critic``, ``optimizer``, ``rng`` and ``step`` state (see
+``train.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from dehla_env.actions import NUM_ACTIONS
+from dehla_env.encoding import encode_view, observation_size
+from dehla_env.rules import Rules, make_rules
+from dehla_env.view import PlayerView
+
+from .base import Agent
+from .registry import register
+
+
+def mlp(sizes: list[int], out: int) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    layers.append(nn.Linear(sizes[-1], out))
+    return nn.Sequential(*layers)
+
+
+class PolicyNet(nn.Module):
+    """Observation -> action logits (an MLP)."""
+
+    def __init__(self, obs_size: int, hidden: tuple[int, ...] = (512, 256)) -> None:
+        super().__init__()
+        self.obs_size = obs_size
+        self.hidden = tuple(hidden)
+        self.net = mlp([obs_size, *hidden], NUM_ACTIONS)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.net(obs)
+
+    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        logits = self.forward(obs)
+        return logits.masked_fill(~mask, float("-inf"))
+
+    def config(self) -> dict[str, Any]:
+        return {"obs_size": self.obs_size, "hidden": list(self.hidden)}
+
+
+class ValueNet(nn.Module):
+    """Critic: (privileged) input -> value of the state for the observer's side."""
+
+    def __init__(self, in_size: int, hidden: tuple[int, ...] = (512, 256)) -> None:
+        super().__init__()
+        self.in_size = in_size
+        self.hidden = tuple(hidden)
+        self.net = mlp([in_size, *hidden], 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x).squeeze(-1)
+
+    def config(self) -> dict[str, Any]:
+        return {"in_size": self.in_size, "hidden": list(self.hidden)}
+
+
+def load_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
+    """The policy network and the rules it was trained for, from a checkpoint."""
+    ckpt = torch.load(Path(path), map_location="cpu", weights_only=False)
+    cfg = ckpt["model_config"]
+    net = PolicyNet(cfg["obs_size"], tuple(cfg["hidden"]))
+    net.load_state_dict(ckpt["model"])
+    net.eval()
+    rules_cfg = ckpt.get("rules", {"name": "dehla", "options": {}})
+    return net, make_rules(rules_cfg["name"], rules_cfg.get("options", {}))
+
+
+_CACHE: dict[str, tuple[PolicyNet, Rules]] = {}
+
+
+def cached_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
+    """Load once per process (the arena makes fresh agents for every deal)."""
+    key = str(Path(path).resolve())
+    if key not in _CACHE:
+        _CACHE[key] = load_policy(key)
+    return _CACHE[key]
+
+
+@torch.no_grad()
+def act_batch(net: PolicyNet, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Actions for a batch: greedy (``rng=None``) or sampled from the masked softmax."""
+    logits = net.masked_logits(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(mask, dtype=torch.bool))
+    if rng is None:
+        return logits.argmax(-1).numpy()
+    probs = torch.softmax(logits, -1).numpy().astype(np.float64)
+    u = rng.random(len(probs))[:, None]
+    return (probs.cumsum(-1) < u * probs.sum(-1, keepdims=True)).sum(-1)
+
+
+class PolicyAgent(Agent):
+    """A trained policy as an agent: ``policy:PATH`` (greedy by default;
+    ``policy:path=PATH,sample=1`` samples from its distribution)."""
+
+    name = "policy"
+
+    def __init__(
+        self,
+        path: str | Path | None,
+        rules: Rules,
+        seed: int | None = None,
+        sample: bool = False,
+        net: PolicyNet | None = None,
+    ) -> None:
+        """Load ``path`` (cached per process), or wrap an in-memory ``net``."""
+        super().__init__(seed)
+        if net is not None:
+            self.net, trained_rules = net, rules
+        elif path is not None:
+            self.net, trained_rules = cached_policy(path)
+        else:
+            raise ValueError("PolicyAgent needs a checkpoint path or a network")
+        if trained_rules.players != rules.players:
+            raise ValueError(f"{path} was trained for {trained_rules.players} players, not {rules.players}")
+        if self.net.obs_size != observation_size(rules):
+            raise ValueError(f"{path} expects observations of {self.net.obs_size}, not {observation_size(rules)}")
+        self.sample = sample
+        self.path = str(path)
+
+    @torch.no_grad()
+    def act(self, view: PlayerView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        obs = torch.as_tensor(encode_view(view))[None]
+        logits = self.net(obs)[0]
+        mask = torch.full((NUM_ACTIONS,), float("-inf"))
+        mask[list(legal)] = 0.0
+        logits = logits + mask
+        if self.sample:
+            probs = torch.softmax(logits, -1).numpy().astype(np.float64)
+            return int(self.rng.choice(NUM_ACTIONS, p=probs / probs.sum()))
+        return int(logits.argmax())
+
+    @torch.no_grad()
+    def act_observation(self, observation: dict[str, Any]) -> int:
+        obs = np.asarray(observation["observation"], dtype=np.float32)[None]
+        mask = np.asarray(observation["action_mask"], dtype=bool)[None]
+        return int(act_batch(self.net, obs, mask, self.rng if self.sample else None)[0])
+
+
+def export_torchscript(path: str | Path, out: str | Path) -> Path:
+    """Export a checkpoint's policy to TorchScript: ``logits = module(obs)``."""
+    net, _ = load_policy(path)
+    scripted = torch.jit.trace(net, torch.zeros(1, net.obs_size))
+    out = Path(out)
+    scripted.save(str(out))
+    return out
+
+
+def export_onnx(path: str | Path, out: str | Path) -> Path:
+    """Export a checkpoint's policy to ONNX (input ``obs`` [batch, D], output ``logits``)."""
+    net, _ = load_policy(path)
+    out = Path(out)
+    torch.onnx.export(
+        net,
+        (torch.zeros(1, net.obs_size),),
+        str(out),
+        input_names=["obs"],
+        output_names=["logits"],
+        dynamic_axes={"obs": {0: "batch"}, "logits": {0: "batch"}},
+        dynamo=False,
+    )
+    return out
+
+
+def _factory(rules: Rules, params: dict[str, str], seed: int | None) -> Agent:
+    if "path" not in params:
+        raise ValueError("policy needs a checkpoint: policy:PATH")
+    return PolicyAgent(params["path"], rules, seed, sample=params.get("sample", "0") not in ("0", "false", ""))
+
+
+register("policy", _factory)

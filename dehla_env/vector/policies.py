@@ -1,0 +1,278 @@
+"""Batched policies: callables ``policy(obs, mask) -> actions`` over a whole batch.
+
+``obs`` is (k, D) float32 (the flat observation of :mod:`dehla_env.encoding`), ``mask``
+(k, 85) bool; the result is (k,) int64 legal actions. Every policy here reads only the
+observation and the mask, so it sees exactly what the seat may know (R0.6).
+
+* :class:`RandomPolicy` - a uniformly random legal action.
+* :class:`EasyPolicy` - a random legal card, but it never throws a ten into a trick the
+  other side is winning while it holds another legal card (the one blunder it avoids;
+  otherwise tens go anywhere, R1.11 "easy"). Trump: its longest suit. Bidding: passes.
+* :class:`HardPolicy` - simple card sense, no search (R1.11 "hard", simplified):
+
+  - *leading*: a non-trump ace if it has one, else the lowest card of its longest suit,
+    keeping tens and trumps back;
+  - *partner winning*: last to play, it feeds the partner a ten if it can; otherwise it
+    plays its lowest card, keeping tens and trumps back;
+  - *opponent winning*: if it can beat the trick it does: last to play with a ten that
+    wins, that ten; when the trick holds a ten or would give the opponent who won the
+    last trick a second in a row (R1.5 pair threat), its highest winning card (fight
+    hardest); else its lowest winning card. If it cannot win, its lowest card, never a
+    ten when another card is legal;
+  - *trump*: the suit it holds most of (ties: higher cards); *bidding* (R4.2): 7 in its
+    longest suit when that suit has three of its five cards and it holds two aces or
+    kings, else pass.
+
+* :class:`TorchPolicy` - wraps a torch module mapping a (k, D) float tensor to (k, 85)
+  logits (or a tuple whose first item is that); illegal actions are masked out, then it
+  samples (or takes the argmax). Any other callable with the same signature plugs in
+  the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
+from ..cards import NUM_CARDS, TEN_RANK
+from ..encoding import layout_for
+
+Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+# _SELECT8[b, r]: position of the r-th set bit of byte b (little-endian bit order)
+_SELECT8 = np.zeros((256, 8), np.int64)
+for _b in range(256):
+    _bits = [i for i in range(8) if _b >> i & 1]
+    _SELECT8[_b, : len(_bits)] = _bits
+
+_SUIT = np.arange(NUM_CARDS) // 13
+_RANK = np.arange(NUM_CARDS) % 13
+_IS_TEN = _RANK == TEN_RANK
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random True column per row of ``mask`` (-1 for a row with none).
+
+    Works on packed bytes: per-byte popcounts pick the byte holding the chosen action,
+    a table the bit within it, so the cost is a few operations on (11, k) arrays.
+    """
+    k = len(mask)
+    packed = np.packbits(mask, axis=1, bitorder="little").T.copy()  # (bytes, k)
+    pc = np.bitwise_count(packed).astype(np.int16)
+    cum = pc.copy()
+    for i in range(1, len(cum)):  # a cumsum over the few byte rows (numpy's is slow here)
+        np.add(cum[i - 1], pc[i], out=cum[i])
+    r = (rng.random(k) * cum[-1]).astype(np.int16)
+    j = (cum <= r).sum(axis=0)
+    none = j >= len(packed)
+    j[none] = 0
+    cols = np.arange(k)
+    within = r - cum[j, cols] + pc[j, cols]
+    action = j * 8 + _SELECT8[packed[j, cols], within]
+    action[none] = -1
+    return action
+
+
+class RandomPolicy:
+    """A uniformly random legal action."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return random_legal(mask, self.rng)
+
+
+class _Reader:
+    """Named parts of a batch of flat observations (``n`` players)."""
+
+    def __init__(self, num_players: int) -> None:
+        self.n = num_players
+        self.layout = layout_for(num_players)
+
+    def part(self, obs: np.ndarray, name: str) -> np.ndarray:
+        s = self.layout[name]
+        return obs[:, s.offset : s.stop].reshape((len(obs), *s.shape))
+
+    @staticmethod
+    def index(onehot: np.ndarray) -> np.ndarray:
+        """Index of the set entry per row, -1 where none is set."""
+        return np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
+
+
+def _pick(candidates: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Per row, the candidate column with the highest score (-1 if none)."""
+    s = np.where(candidates, score, -np.inf)
+    return np.where(candidates.any(axis=1), s.argmax(axis=1), -1)
+
+
+def _longest_suit(hand: np.ndarray) -> np.ndarray:
+    """(k,) the suit with most cards in ``hand`` (k, 52); ties: the higher cards."""
+    per_suit = hand.reshape(len(hand), 4, 13)
+    score = per_suit.sum(axis=2) * 1000.0 + (per_suit * np.arange(13)).sum(axis=2)
+    return score.argmax(axis=1)
+
+
+class _Heuristic:
+    def __init__(self, num_players: int = 4, seed: int | None = None) -> None:
+        self.read = _Reader(num_players)
+        self.n = num_players
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mask = np.asarray(mask, bool)
+        actions = random_legal(mask, self.rng)
+        phase = self.read.index(self.read.part(obs, "phase"))
+        hand = self.read.part(obs, "hand") > 0
+        trump = phase == 0
+        if trump.any():
+            actions[trump] = TRUMP_OFFSET + _longest_suit(hand[trump])
+        bid = phase == 1
+        if bid.any():
+            actions[bid] = self.bid(obs[bid], mask[bid], hand[bid])
+        card = phase == 2
+        if card.any():
+            actions[card] = self.card(obs[card], mask[card])
+        return actions
+
+    def bid(self, obs: np.ndarray, mask: np.ndarray, hand: np.ndarray) -> np.ndarray:
+        return np.full(len(obs), PASS_ACTION, np.int64)
+
+    def card(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def trick_facts(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """What the heuristics use about the trick in progress, per row."""
+        r = self.read
+        k = len(obs)
+        rows = np.arange(k)
+        trick = r.part(obs, "trick")  # (k, n, 52) by relative seat
+        played = trick.sum(axis=(1, 2))
+        winning = r.index(r.part(obs, "trick_winning"))  # relative seat, -1 before the lead
+        led = r.index(r.part(obs, "led_suit"))
+        in_force = r.part(obs, "trump_state")[:, 1] > 0
+        trump = np.where(in_force, r.index(r.part(obs, "trump_suit")), -1)
+        best_card = trick[rows, np.maximum(winning, 0)].argmax(axis=1)
+        keys = np.where(
+            _SUIT == trump[:, None], 32 + _RANK, np.where(_SUIT == led[:, None], 16 + _RANK, 0)
+        )  # (k, 52): how each card would rank in this trick
+        best_key = np.where(winning >= 0, keys[rows, best_card], -1)
+        return {
+            "played": played,
+            "winning": winning,
+            "partner_winning": (winning > 0) & (winning % 2 == 0),
+            "opponent_winning": (winning >= 0) & (winning % 2 == 1),
+            "last": played == self.n - 1,
+            "keys": keys,
+            "best_key": best_key,
+            "trump": trump,
+            "tens_in_trick": (trick.sum(axis=1)[:, _IS_TEN]).sum(axis=1),
+            "threat": r.index(r.part(obs, "pair_threat")),
+        }
+
+
+class EasyPolicy(_Heuristic):
+    """Random legal cards, but no ten thrown to the other side; see the module docstring."""
+
+    def card(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        f = self.trick_facts(obs)
+        legal = mask[:, :NUM_CARDS]
+        safe = legal & ~(_IS_TEN & f["opponent_winning"][:, None])
+        choice = np.where(safe.any(axis=1)[:, None], safe, legal)
+        full = np.zeros((len(obs), NUM_ACTIONS), bool)
+        full[:, :NUM_CARDS] = choice
+        return random_legal(full, self.rng)
+
+
+class HardPolicy(_Heuristic):
+    """Simple card sense; see the module docstring."""
+
+    def bid(self, obs: np.ndarray, mask: np.ndarray, hand: np.ndarray) -> np.ndarray:
+        suit = _longest_suit(hand)
+        rows = np.arange(len(obs))
+        length = hand.reshape(len(hand), 4, 13).sum(axis=2)[rows, suit]
+        honours = hand[:, _RANK >= 11].sum(axis=1)  # aces and kings
+        seven = BID_OFFSET + suit  # bid_action(7, suit)
+        ok = (length >= 3) & (honours >= 2) & mask[rows, seven]
+        return np.where(ok, seven, PASS_ACTION)
+
+    def card(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        f = self.trick_facts(obs)
+        k = len(obs)
+        legal = mask[:, :NUM_CARDS]
+        hand = self.read.part(obs, "hand") > 0
+        trump = f["trump"][:, None]
+        is_trump = _SUIT == trump
+        low = -_RANK - 100.0 * _IS_TEN - 50.0 * is_trump  # lowest, tens and trumps kept back
+        out = _pick(legal, low)  # default: the lowest legal card
+        # leading
+        lead = f["played"] == 0
+        suit_len = hand.reshape(k, 4, 13).sum(axis=2)[:, _SUIT]  # (k, 52) length of the card's suit
+        aces = legal & (_RANK == 12) & ~is_trump
+        lead_pick = np.where(aces.any(axis=1), _pick(aces, _RANK + 0.0), _pick(legal, 100.0 * suit_len + low))
+        out = np.where(lead, lead_pick, out)
+        # partner winning: feed a ten when last to play
+        tens = legal & _IS_TEN
+        feed = f["partner_winning"] & f["last"] & tens.any(axis=1)
+        out = np.where(feed, _pick(tens, _RANK + 0.0), out)
+        # opponent winning: beat it if possible
+        wins = legal & (f["keys"] > f["best_key"][:, None])
+        can = f["opponent_winning"] & wins.any(axis=1)
+        lowest_win = _pick(wins, -f["keys"].astype(np.float64))
+        highest_win = _pick(wins, f["keys"].astype(np.float64))
+        fight = (f["tens_in_trick"] > 0) | (f["threat"] == f["winning"])
+        win_pick = np.where(fight & ~f["last"], highest_win, lowest_win)
+        ten_win = wins & _IS_TEN
+        win_pick = np.where(f["last"] & ten_win.any(axis=1), _pick(ten_win, _RANK + 0.0), win_pick)
+        out = np.where(can, win_pick, out)
+        return out
+
+
+class TorchPolicy:
+    """A torch module as a batched policy; see the module docstring."""
+
+    def __init__(self, model: Any, device: Any = "cpu", deterministic: bool = False, seed: int | None = None) -> None:
+        import torch
+
+        self.torch = torch
+        self.model = model
+        self.device = torch.device(device)
+        self.deterministic = deterministic
+        self.generator = torch.Generator(device=self.device)
+        if seed is not None:
+            self.generator.manual_seed(seed)
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        torch = self.torch
+        with torch.no_grad():
+            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
+            logits = self.model(x)
+            if isinstance(logits, (tuple, list)):
+                logits = logits[0]
+            m = torch.as_tensor(mask, dtype=torch.bool, device=self.device)
+            logits = logits.float().masked_fill(~m, float("-inf"))
+            if self.deterministic:
+                a = logits.argmax(dim=1)
+            else:
+                probs = torch.softmax(logits, dim=1)
+                a = torch.multinomial(probs, 1, generator=self.generator).squeeze(1)
+        return a.cpu().numpy().astype(np.int64)
+
+
+POLICIES = {"random": RandomPolicy, "easy": EasyPolicy, "hard": HardPolicy}
+
+
+def make_policy(spec: str | Policy, num_players: int = 4, seed: int | None = None) -> Policy:
+    """A policy from a name (``"random"``, ``"easy"``, ``"hard"``) or a callable (as is)."""
+    if callable(spec):
+        return spec
+    if spec == "random":
+        return RandomPolicy(seed)
+    if spec == "easy":
+        return EasyPolicy(num_players, seed)
+    if spec == "hard":
+        return HardPolicy(num_players, seed)
+    raise ValueError(f"unknown policy {spec!r}; known: {', '.join(POLICIES)} or a callable (obs, mask) -> actions")

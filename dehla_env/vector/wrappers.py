@@ -1,0 +1,136 @@
+"""Training wrapper: a learner plays some seats, batched policies play the others.
+
+:class:`LearnerVectorEnv` turns a :class:`~dehla_env.vector.env.VectorEnv` into a
+single-agent-style vector env for the learner. ``learner_seats`` are absolute seats of
+one side (e.g. ``(0,)`` or ``(0, 2)``); every other seat is played by an opponent
+policy: ``"random"``, ``"easy"``, ``"hard"`` (:mod:`dehla_env.vector.policies`), any
+callable ``policy(obs, mask) -> actions`` (a :class:`~dehla_env.vector.policies.TorchPolicy`
+for a frozen network), or a dict ``{seat: policy}``. Since every episode's first dealer
+is drawn at random, a fixed learner seat sees every table position.
+
+After :meth:`reset` and every :meth:`step`, all ``N`` games wait for a learner seat:
+the opponents' moves in between are made in batches (only in the games where an
+opponent is to act). ``step(actions)`` returns ``(obs, rewards, terminated, truncated,
+info)`` with ``rewards`` (N,) the learner side's reward collected since the last step
+(nonzero when a hand ended, whether on the learner's move or an opponent's),
+``terminated`` (N,) whether a hand ended since the last step (``obs`` is then already
+the learner's first decision of the next hand), and ``info`` with ``"action_mask"``,
+``"seat"`` (the learner seat to act) and ``"final_obs"`` (N, D): for ended games the
+final observation of the first learner seat (zeros elsewhere).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .env import VectorEnv
+from .policies import Policy, make_policy
+
+
+class LearnerVectorEnv:
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        env: VectorEnv,
+        learner_seats: Sequence[int] = (0,),
+        opponents: str | Policy | Mapping[int, str | Policy] = "random",
+        seed: int | None = None,
+    ) -> None:
+        n = env.num_players
+        seats = sorted({int(s) for s in learner_seats})
+        if not seats or any(not 0 <= s < n for s in seats):
+            raise ValueError(f"learner_seats must be seats 0..{n - 1}, not {learner_seats!r}")
+        if len({s % 2 for s in seats}) != 1:
+            raise ValueError("learner_seats must all be on one side (their rewards are the same)")
+        self.env = env
+        self.num_envs = env.num_envs
+        self.learner_seats = tuple(seats)
+        self.learner_side = seats[0] % 2
+        self.single_observation_space = env.single_observation_space
+        self.single_action_space = env.single_action_space
+        others = [s for s in range(n) if s not in seats]
+        ss = np.random.SeedSequence(seed)
+        child = iter(ss.spawn(n))
+        if isinstance(opponents, Mapping):
+            missing = [s for s in others if s not in opponents]
+            if missing:
+                raise ValueError(f"no opponent policy for seats {missing}")
+            specs = {s: opponents[s] for s in others}
+        else:
+            specs = {s: opponents for s in others}
+        # one policy per distinct spec (a name, or the same callable), shared by its seats
+        groups: dict[Any, tuple[Policy, list[int]]] = {}
+        for s in others:
+            spec = specs[s]
+            key = spec if isinstance(spec, str) else id(spec)
+            if key not in groups:
+                groups[key] = (make_policy(spec, n, int(next(child).generate_state(1)[0])), [])
+            groups[key][1].append(s)
+        self._policies = [(pol, np.array(ss_)) for pol, ss_ in groups.values()]
+        self._is_learner = np.zeros(n, bool)
+        self._is_learner[list(seats)] = True
+        self._obs = np.zeros((env.num_envs, env.observation_size), np.float32)
+        self._mask = np.zeros((env.num_envs, env.num_actions), bool)
+        self._seat = np.zeros(env.num_envs, np.int64)
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed)
+        self._obs[:] = obs
+        self._mask[:] = info["action_mask"]
+        self._seat[:] = info["seat"]
+        rewards = np.zeros(self.num_envs, np.float32)
+        ended = np.zeros(self.num_envs, bool)
+        final = np.zeros_like(self._obs)
+        self._play_opponents(rewards, ended, final)
+        return self._obs.copy(), {"action_mask": self._mask.copy(), "seat": self._seat.copy()}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        env = self.env
+        N = self.num_envs
+        obs, mask, seat, r, term, fin = env.step_games(env.engine.all, actions)
+        self._obs[:] = obs
+        self._mask[:] = mask
+        self._seat[:] = seat
+        rewards = r[:, self.learner_seats[0]].astype(np.float32)
+        ended = term.copy()
+        final = np.zeros((N, env.observation_size), np.float32)
+        self._keep_final(env.engine.all, fin, final)
+        self._play_opponents(rewards, ended, final)
+        info = {"action_mask": self._mask.copy(), "seat": self._seat.copy(), "final_obs": final}
+        return self._obs.copy(), rewards, ended, np.zeros(N, bool), info
+
+    def _keep_final(self, g: np.ndarray, fin: dict[str, Any], final: np.ndarray) -> None:
+        if "final_obs" in fin and len(fin["final_index"]):
+            final[g[fin["final_index"]]] = fin["final_obs"][:, self.learner_seats[0]]
+
+    def _play_opponents(self, rewards: np.ndarray, ended: np.ndarray, final: np.ndarray) -> None:
+        """Let the opponents move until every game waits for a learner seat."""
+        env = self.env
+        learner = self.learner_seats[0]
+        while True:
+            waiting = ~self._is_learner[self._seat]
+            if not waiting.any():
+                return
+            g = np.flatnonzero(waiting)
+            seat = self._seat[g]
+            obs = self._obs[g]
+            mask = self._mask[g]
+            actions = np.zeros(len(g), np.int64)
+            for pol, seats in self._policies:
+                sel = np.isin(seat, seats)
+                if sel.any():
+                    actions[sel] = pol(obs[sel], mask[sel])
+            o, m, s, r, term, fin = env.step_games(g, actions)
+            self._obs[g] = o
+            self._mask[g] = m
+            self._seat[g] = s
+            rewards[g] += r[:, learner]
+            ended[g] |= term
+            self._keep_final(g, fin, final)
+
+    def close(self) -> None:
+        self.env.close()

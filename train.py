@@ -1,0 +1,660 @@
+"""Train a policy network that plays a Dehla Pakad family ruleset.
+
+    python train.py --config configs/dehla.yaml [--override key=value ...] [--resume RUN_DIR]
+
+The method (read top to bottom):
+
+1. Warm start by imitation: play ``imitation_hands`` hands of the teacher bot against
+   itself, record every seat's (observation, legal mask, action, final result), and fit
+   the policy by cross-entropy and the critic by regression on the result.
+2. PPO with action masking: one policy network plays every seat (observations are
+   seat-relative); the critic reads the seat's observation *plus* the cards it cannot
+   see (privileged, training only). Each rollout plays ``num_games`` games in lockstep
+   per worker process; the learner's side (both seats) uses the current policy; the
+   other side is drawn per hand from the opponent pool: the heuristic bots, the
+   current policy (self-play, both sides learn) and frozen snapshots of the policy.
+   Rewards per hand (episode = one hand): +1/-1 for the hand's winner, plus
+   ``tens_coef`` x the tens difference / tens in the deck (shaping).
+3. Periodic evaluation in the arena's way (duplicate deals, 95% interval) against
+   easy / medium / hard, logged to TensorBoard with the losses and throughput.
+
+Everything is seeded from ``seed``: rollout workers derive their generators from
+(seed, update, worker), so a run resumed from a checkpoint (model, critic, optimizer,
+RNG and counters, snapshot pool) continues exactly as if never interrupted. The run
+directory holds ``config.yaml`` (resolved), TensorBoard events and checkpoints
+(``checkpoint.pt``: latest, ``policy.pt``: play-only weights).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import multiprocessing as mp
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from torch import nn
+from torch.utils.tensorboard import SummaryWriter
+
+from agents.base import Agent
+from agents.policy import PolicyAgent, PolicyNet, ValueNet
+from agents.registry import make_agent
+from agents.runner import play_hand
+from dehla_env.actions import NUM_ACTIONS
+from dehla_env.cards import NUM_CARDS
+from dehla_env.encoding import ObservationEncoder, observation_size
+from dehla_env.engine import MatchState
+from dehla_env.rules import Rules, make_rules
+from dehla_env.view import view_of
+
+
+@dataclass
+class Args:
+    """Training settings; every field can be set in the YAML config or by --override."""
+
+    run_name: str = "dehla"
+    """name of the run; the run directory is runs_dir/run_name__seed__time"""
+    runs_dir: str = "runs"
+    """where run directories go"""
+    seed: int = 1
+    """seeds everything (torch, rollouts, evaluation deals)"""
+    rules: str = "dehla"
+    """ruleset preset"""
+    rule_options: dict[str, Any] = field(default_factory=dict)
+    """rule options, e.g. {trump: chosen}"""
+    hidden: list[int] = field(default_factory=lambda: [512, 256])
+    """hidden layer sizes of the policy and the critic"""
+    # --- imitation warm start
+    teacher: str = "hard"
+    """agent spec imitated in the warm start"""
+    imitation_hands: int = 20000
+    """hands of teacher self-play recorded for the warm start (0: no warm start)"""
+    imitation_epochs: int = 4
+    """passes over the imitation data"""
+    # --- PPO
+    updates: int = 200
+    """PPO updates (each one rollout plus optimisation)"""
+    time_budget_minutes: float = 110.0
+    """stop (and save) after this much wall time"""
+    num_workers: int = 2
+    """rollout processes (0: roll out in the main process)"""
+    num_games: int = 64
+    """games played in lockstep per worker"""
+    decisions_per_worker: int = 4096
+    """learner decisions collected per worker per update"""
+    opponents: dict[str, float] = field(default_factory=lambda: {"hard": 0.5, "self": 0.3, "snapshot": 0.2})
+    """opponent pool with sampling weights: agent specs, 'self' and 'snapshot'"""
+    snapshot_every: int = 10
+    """add a frozen copy of the policy to the pool every this many updates"""
+    max_snapshots: int = 5
+    """pool size for frozen snapshots"""
+    learning_rate: float = 2.5e-4
+    """Adam learning rate"""
+    gae_lambda: float = 0.95
+    """GAE lambda (gamma is 1: one hand is a short episode)"""
+    clip_coef: float = 0.2
+    """PPO clip"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    vf_coef: float = 0.5
+    """value loss weight"""
+    update_epochs: int = 4
+    """optimisation passes per rollout"""
+    minibatch_size: int = 2048
+    """samples per gradient step"""
+    max_grad_norm: float = 0.5
+    """gradient clipping"""
+    tens_coef: float = 0.25
+    """reward shaping: tens difference / tens in deck, times this"""
+    privileged_critic: bool = True
+    """critic reads the hidden cards too (training only)"""
+    # --- evaluation and checkpoints
+    eval_every: int = 10
+    """evaluate every this many updates (0: never)"""
+    eval_deals: int = 200
+    """duplicate deals per evaluation opponent"""
+    eval_opponents: list[str] = field(default_factory=lambda: ["hard", "medium", "easy"])
+    """opponents for the periodic evaluation"""
+    checkpoint_every: int = 5
+    """save the checkpoint every this many updates"""
+    torch_threads: int = 2
+    """torch threads in the learner"""
+
+
+# ---------------------------------------------------------------------------- features
+def hidden_features(match: MatchState, seat: int) -> np.ndarray:
+    """Privileged critic input beyond the observation: the other hands by relative
+    seat, the undealt cards and the true trump (a closed one included)."""
+    hand = match.hand
+    n = hand.n
+    out = np.zeros(n * NUM_CARDS + NUM_CARDS + 4, dtype=np.float32)
+    for s in range(n):
+        if s == seat:
+            continue
+        base = ((s - seat) % n) * NUM_CARDS
+        for c in hand.hand_cards(s):
+            out[base + c] += 1
+    if hand.deck is not None and hand.stage == 1:
+        for c in hand.deck[20:]:
+            out[n * NUM_CARDS + c] += 1
+    if hand.trump_suit >= 0:
+        out[n * NUM_CARDS + NUM_CARDS + hand.trump_suit] = 1
+    return out
+
+
+def critic_size(rules: Rules) -> int:
+    return observation_size(rules) + rules.players * NUM_CARDS + NUM_CARDS + 4
+
+
+def hand_reward(match: MatchState, side: int, tens_coef: float) -> float:
+    """+1/-1 for the hand's winner (0: no winner) plus the tens shaping."""
+    summary = match.summaries[-1]
+    w = summary.hand_winner
+    r = 0.0 if w is None else (1.0 if w == side else -1.0)
+    hand = match.hand
+    if match.rules.tens_scoring and tens_coef:
+        r += tens_coef * (hand.tens[side] - hand.tens[1 - side]) / match.rules.num_tens
+    return r
+
+
+# ---------------------------------------------------------------------------- rollouts
+@dataclass
+class _Game:
+    match: MatchState
+    encoder: ObservationEncoder
+    controllers: list[str]  # per seat: "learn", "snapshot:i" or an agent spec
+    bots: dict[int, Agent]
+    traj: dict[int, list[int]]  # seat -> indices of its samples in this hand
+
+
+def _new_game(rules: Rules, args_dict: dict[str, Any], rng: np.random.Generator, n_snap: int) -> _Game:
+    match = MatchState.new(rules, rng)
+    match.sample_chance(rng)
+    pool = dict(args_dict["opponents"])
+    if n_snap == 0:
+        pool.pop("snapshot", None)
+    names = list(pool)
+    weights = np.array([pool[k] for k in names], dtype=np.float64)
+    opp = names[int(rng.choice(len(names), p=weights / weights.sum()))]
+    learner_side = int(rng.integers(2))
+    controllers = []
+    bots: dict[int, Agent] = {}
+    for s in range(rules.players):
+        if s % 2 == learner_side or opp == "self":
+            controllers.append("learn")
+        elif opp == "snapshot":
+            controllers.append(f"snapshot:{int(rng.integers(n_snap))}")
+        else:
+            controllers.append(opp)
+            bots[s] = make_agent(opp, rules, seed=int(rng.integers(2**31)))
+    return _Game(match, ObservationEncoder(rules), controllers, bots, {})
+
+
+def collect(task: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Roll out until ``decisions`` learner decisions are recorded (one worker).
+
+    Returns flat arrays ordered by trajectory (one trajectory = one seat's decisions
+    in one hand) with ``done`` marking each trajectory's last step and ``reward`` on it.
+    """
+    torch.set_num_threads(1)
+    args = task["args"]
+    rules = make_rules(args["rules"], args["rule_options"])
+    rng = np.random.default_rng(task["seed"])
+    policy = PolicyNet(observation_size(rules), tuple(args["hidden"]))
+    policy.load_state_dict(task["policy"])
+    policy.eval()
+    snaps = []
+    for sd in task["snapshots"]:
+        net = PolicyNet(observation_size(rules), tuple(args["hidden"]))
+        net.load_state_dict(sd)
+        net.eval()
+        snaps.append(net)
+    games = [_new_game(rules, args, rng, len(snaps)) for _ in range(args["num_games"])]
+    obs_l: list[np.ndarray] = []
+    crit_l: list[np.ndarray] = []
+    mask_l: list[np.ndarray] = []
+    act_l: list[int] = []
+    logp_l: list[float] = []
+    finished: list[list[int]] = []  # trajectories (sample indices), complete
+    rewards_at: dict[int, float] = {}
+    hands_done = 0
+    wins = 0.0
+    target = task["decisions"]
+    finished_count = 0
+    while finished_count < target:
+        requests: dict[str, list[tuple[_Game, int]]] = {}
+        for g in games:
+            while True:
+                m = g.match
+                if m.hand.complete:
+                    for s, idx in g.traj.items():
+                        if idx:
+                            rewards_at[idx[-1]] = hand_reward(m, s % 2, args["tens_coef"])
+                            finished.append(idx)
+                            finished_count += len(idx)
+                    learner_sides = {s % 2 for s, c in enumerate(g.controllers) if c == "learn"}
+                    if len(learner_sides) == 1:
+                        w = m.summaries[-1].hand_winner
+                        side = learner_sides.pop()
+                        wins += 0.5 if w is None else float(w == side)
+                        hands_done += 1
+                    new = _new_game(rules, args, rng, len(snaps))
+                    g.match, g.encoder, g.controllers, g.bots, g.traj = (
+                        new.match,
+                        new.encoder,
+                        new.controllers,
+                        new.bots,
+                        {},
+                    )
+                    continue
+                if m.is_chance():
+                    m.sample_chance(rng)
+                    continue
+                seat = m.current_player()
+                ctrl = g.controllers[seat]
+                if ctrl in ("learn",) or ctrl.startswith("snapshot:"):
+                    requests.setdefault(ctrl if ctrl == "learn" else ctrl, []).append((g, seat))
+                    break
+                m.apply_action(g.bots[seat].act(view_of(m, seat)))
+        for ctrl, reqs in requests.items():
+            obs = np.stack([g.encoder.encode(g.match, s) for g, s in reqs])
+            mask = np.zeros((len(reqs), NUM_ACTIONS), dtype=bool)
+            for i, (g, _s) in enumerate(reqs):
+                mask[i, g.match.legal_actions()] = True
+            net = policy if ctrl == "learn" else snaps[int(ctrl.split(":")[1])]
+            with torch.no_grad():
+                logits = net.masked_logits(torch.from_numpy(obs), torch.from_numpy(mask))
+                dist = torch.distributions.Categorical(logits=logits)
+                acts = _sample(logits, rng)
+                logp = dist.log_prob(torch.as_tensor(acts)).numpy()
+            for i, (g, s) in enumerate(reqs):
+                a = int(acts[i])
+                if ctrl == "learn" and int(mask[i].sum()) > 1:
+                    idx = len(act_l)
+                    obs_l.append(obs[i])
+                    crit_l.append(hidden_features(g.match, s))
+                    mask_l.append(mask[i])
+                    act_l.append(a)
+                    logp_l.append(float(logp[i]))
+                    g.traj.setdefault(s, []).append(idx)
+                g.match.apply_action(a)
+    order = [i for traj in finished for i in traj]
+    done = np.zeros(len(order), dtype=bool)
+    reward = np.zeros(len(order), dtype=np.float32)
+    pos = 0
+    for traj in finished:
+        pos += len(traj)
+        done[pos - 1] = True
+        reward[pos - 1] = rewards_at[traj[-1]]
+    sel = np.array(order, dtype=np.int64)
+    return {
+        "obs": np.stack(obs_l)[sel] if order else np.zeros((0, observation_size(rules)), np.float32),
+        "crit": np.stack(crit_l)[sel] if order else np.zeros((0, critic_size(rules) - observation_size(rules))),
+        "mask": np.stack(mask_l)[sel] if order else np.zeros((0, NUM_ACTIONS), bool),
+        "action": np.array(act_l, dtype=np.int64)[sel],
+        "logp": np.array(logp_l, dtype=np.float32)[sel],
+        "done": done,
+        "reward": reward,
+        "hands": np.array([hands_done]),
+        "wins": np.array([wins]),
+    }
+
+
+def _sample(logits: torch.Tensor, rng: np.random.Generator) -> np.ndarray:
+    """Sample from masked logits with the worker's numpy generator (reproducible)."""
+    probs = torch.softmax(logits, -1).numpy().astype(np.float64)
+    cum = probs.cumsum(-1)
+    u = rng.random(len(probs))[:, None] * cum[:, -1:]
+    return np.minimum((cum < u).sum(-1), NUM_ACTIONS - 1)
+
+
+def collect_imitation(task: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Teacher self-play: every decision with more than one legal move, and the result."""
+    args = task["args"]
+    rules = make_rules(args["rules"], args["rule_options"])
+    rng = np.random.default_rng(task["seed"])
+    obs_l, crit_l, mask_l, act_l, ret_l = [], [], [], [], []
+    for _ in range(task["hands"]):
+        match = MatchState.new(rules, rng)
+        match.sample_chance(rng)
+        enc = ObservationEncoder(rules)
+        bots = [make_agent(args["teacher"], rules, seed=int(rng.integers(2**31))) for _ in range(rules.players)]
+        seats_of: list[int] = []
+        while not match.hand.complete:
+            if match.is_chance():
+                match.sample_chance(rng)
+                continue
+            seat = match.current_player()
+            legal = match.legal_actions()
+            a = bots[seat].act(view_of(match, seat))
+            if len(legal) > 1:
+                obs_l.append(enc.encode(match, seat))
+                crit_l.append(hidden_features(match, seat))
+                m = np.zeros(NUM_ACTIONS, dtype=bool)
+                m[legal] = True
+                mask_l.append(m)
+                act_l.append(a)
+                seats_of.append(seat)
+            match.apply_action(a)
+        ret_l.extend(hand_reward(match, s % 2, args["tens_coef"]) for s in seats_of)
+    return {
+        "obs": np.stack(obs_l),
+        "crit": np.stack(crit_l),
+        "mask": np.stack(mask_l),
+        "action": np.array(act_l),
+        "ret": np.array(ret_l, dtype=np.float32),
+    }
+
+
+# ---------------------------------------------------------------------------- evaluation
+def evaluate(net: PolicyNet, rules: Rules, opponent: str, deals: int, seed: int) -> tuple[float, float, float]:
+    """Duplicate deals (sides swapped on the same cards): win rate of the policy with
+    its 95% interval; a hand with no winner counts half."""
+    scores = []
+    for d in range(deals):
+        drng = np.random.default_rng([seed, d])
+        deck = [int(c) % 52 for c in drng.permutation(rules.deck_size)]
+        dealer = d % rules.players
+        pair = 0.0
+        for policy_side in (0, 1):
+            seats: list[Agent] = []
+            for s in range(rules.players):
+                if s % 2 == policy_side:
+                    seats.append(PolicyAgent(None, rules, net=net))
+                else:
+                    seats.append(make_agent(opponent, rules, seed=seed * 1000 + d * 10 + s))
+            out = play_hand(rules, deck, dealer, seats, np.random.default_rng([seed, d, 1]))
+            pair += 0.5 if out.winner is None else float(out.winner == policy_side)
+        scores.append(pair / 2)
+    arr = np.array(scores)
+    mean = float(arr.mean())
+    half = 1.96 * float(arr.std(ddof=1)) / np.sqrt(len(arr)) if len(arr) > 1 else 0.0
+    return mean, mean - half, mean + half
+
+
+# ---------------------------------------------------------------------------- learning
+def gae(values: np.ndarray, reward: np.ndarray, done: np.ndarray, lam: float) -> np.ndarray:
+    """GAE with gamma 1 over flat trajectories (``done`` ends each one)."""
+    adv = np.zeros_like(values)
+    last = 0.0
+    for t in range(len(values) - 1, -1, -1):
+        if done[t]:
+            next_value, last = 0.0, 0.0
+        else:
+            next_value = values[t + 1]
+        delta = reward[t] + next_value - values[t]
+        last = delta + lam * last
+        adv[t] = last
+    return adv
+
+
+def critic_input(obs: torch.Tensor, crit: torch.Tensor, privileged: bool) -> torch.Tensor:
+    return torch.cat([obs, crit if privileged else torch.zeros_like(crit)], dim=-1)
+
+
+def ppo_update(
+    policy: PolicyNet, critic: ValueNet, opt: torch.optim.Optimizer, batch: dict[str, np.ndarray], a: Args,
+    gen: torch.Generator,
+) -> dict[str, float]:
+    obs = torch.from_numpy(batch["obs"]).float()
+    crit = torch.from_numpy(batch["crit"]).float()
+    mask = torch.from_numpy(batch["mask"])
+    act = torch.from_numpy(batch["action"])
+    old_logp = torch.from_numpy(batch["logp"])
+    with torch.no_grad():
+        values = critic(critic_input(obs, crit, a.privileged_critic)).numpy()
+    adv_np = gae(values, batch["reward"], batch["done"], a.gae_lambda)
+    ret = torch.from_numpy(adv_np + values).float()
+    adv = torch.from_numpy(adv_np).float()
+    n = len(act)
+    stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clipfrac": []}
+    for _ in range(a.update_epochs):
+        perm = torch.randperm(n, generator=gen)
+        for start in range(0, n, a.minibatch_size):
+            mb = perm[start : start + a.minibatch_size]
+            logits = policy.masked_logits(obs[mb], mask[mb])
+            dist = torch.distributions.Categorical(logits=logits)
+            logp = dist.log_prob(act[mb])
+            ratio = (logp - old_logp[mb]).exp()
+            mb_adv = adv[mb]
+            mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip_coef, 1 + a.clip_coef)).mean()
+            # masked logits are -inf: the entropy of those terms is 0 by the p*log p limit
+            p = torch.softmax(logits, -1)
+            ent = -(p * torch.log_softmax(logits, -1).masked_fill(~mask[mb], 0.0)).sum(-1).mean()
+            v = critic(critic_input(obs[mb], crit[mb], a.privileged_critic))
+            vloss = 0.5 * ((v - ret[mb]) ** 2).mean()
+            loss = pg - a.ent_coef * ent + a.vf_coef * vloss
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(list(policy.parameters()) + list(critic.parameters()), a.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                stats["policy_loss"].append(pg.item())
+                stats["value_loss"].append(vloss.item())
+                stats["entropy"].append(ent.item())
+                stats["approx_kl"].append(float(((ratio - 1) - (logp - old_logp[mb])).mean()))
+                stats["clipfrac"].append(float(((ratio - 1).abs() > a.clip_coef).float().mean()))
+    return {k: float(np.mean(v)) for k, v in stats.items()}
+
+
+def imitation_fit(
+    policy: PolicyNet, critic: ValueNet, opt: torch.optim.Optimizer, data: dict[str, np.ndarray], a: Args,
+    gen: torch.Generator, writer: SummaryWriter,
+) -> None:
+    obs = torch.from_numpy(data["obs"]).float()
+    crit = torch.from_numpy(data["crit"]).float()
+    mask = torch.from_numpy(data["mask"])
+    act = torch.from_numpy(data["action"])
+    ret = torch.from_numpy(data["ret"]).float()
+    n = len(act)
+    step = 0
+    for epoch in range(a.imitation_epochs):
+        perm = torch.randperm(n, generator=gen)
+        correct = 0.0
+        for start in range(0, n, a.minibatch_size):
+            mb = perm[start : start + a.minibatch_size]
+            logits = policy.masked_logits(obs[mb], mask[mb])
+            ce = nn.functional.cross_entropy(logits, act[mb])
+            v = critic(critic_input(obs[mb], crit[mb], a.privileged_critic))
+            vloss = 0.5 * ((v - ret[mb]) ** 2).mean()
+            loss = ce + a.vf_coef * vloss
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            correct += float((logits.argmax(-1) == act[mb]).float().sum())
+            writer.add_scalar("imitation/cross_entropy", ce.item(), step)
+            writer.add_scalar("imitation/value_loss", vloss.item(), step)
+            step += 1
+        writer.add_scalar("imitation/accuracy", correct / n, epoch)
+        print(f"imitation epoch {epoch + 1}/{a.imitation_epochs}: accuracy {correct / n:.3f}", flush=True)
+
+
+# ---------------------------------------------------------------------------- plumbing
+def load_args(config: str | None, overrides: list[str]) -> Args:
+    values: dict[str, Any] = {}
+    if config:
+        values.update(yaml.safe_load(Path(config).read_text()) or {})
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--override wants key=value, not {item!r}")
+        values[key] = yaml.safe_load(raw)
+    known = {f.name for f in dataclasses.fields(Args)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise SystemExit(f"unknown setting(s): {', '.join(unknown)}")
+    return Args(**values)
+
+
+def run_pool_map(fn: Any, tasks: list[dict[str, Any]], workers: int) -> list[dict[str, np.ndarray]]:
+    if workers <= 0:
+        return [fn(t) for t in tasks]
+    ctx = mp.get_context("fork")
+    with ctx.Pool(min(workers, len(tasks))) as pool:
+        return pool.map(fn, tasks)
+
+
+def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", help="YAML file of settings (see Args)")
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--resume", help="run directory to continue")
+    cli = parser.parse_args(argv)
+
+    if cli.resume:
+        run_dir = Path(cli.resume)
+        a = load_args(str(run_dir / "config.yaml"), cli.override)
+    else:
+        a = load_args(cli.config, cli.override)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(a.runs_dir) / f"{a.run_name}__{a.seed}__{stamp}"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(a), sort_keys=False))
+    rules = make_rules(a.rules, a.rule_options)
+    torch.set_num_threads(a.torch_threads)
+    torch.manual_seed(a.seed)
+    gen = torch.Generator().manual_seed(a.seed)
+    policy = PolicyNet(observation_size(rules), tuple(a.hidden))
+    critic = ValueNet(critic_size(rules), tuple(a.hidden))
+    opt = torch.optim.Adam(list(policy.parameters()) + list(critic.parameters()), lr=a.learning_rate, eps=1e-5)
+    writer = SummaryWriter(str(run_dir))
+    ckpt_path = run_dir / "checkpoint.pt"
+    update = 0
+    decisions = 0
+    elapsed = 0.0
+    snapshots: list[dict[str, torch.Tensor]] = []
+    imitation_done = a.imitation_hands == 0
+    if ckpt_path.exists():
+        ckpt = torch.load(ckpt_path, map_location="cpu", weights_only=False)
+        policy.load_state_dict(ckpt["model"])
+        critic.load_state_dict(ckpt["critic"])
+        opt.load_state_dict(ckpt["optimizer"])
+        torch.set_rng_state(ckpt["rng"]["torch"])
+        gen.set_state(ckpt["rng"]["generator"])
+        update, decisions, elapsed = ckpt["update"], ckpt["decisions"], ckpt["elapsed"]
+        snapshots = ckpt["snapshots"]
+        imitation_done = ckpt["imitation_done"]
+        print(f"resumed {run_dir} at update {update} ({decisions} decisions, {elapsed / 60:.1f} min)", flush=True)
+    else:
+        table = "|setting|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(a).items())
+        writer.add_text("hyperparameters", table)
+
+    def state() -> dict[str, Any]:
+        return {
+            "model": policy.state_dict(),
+            "model_config": policy.config(),
+            "critic": critic.state_dict(),
+            "optimizer": opt.state_dict(),
+            "rng": {"torch": torch.get_rng_state(), "generator": gen.get_state()},
+            "update": update,
+            "decisions": decisions,
+            "elapsed": elapsed,
+            "snapshots": snapshots,
+            "imitation_done": imitation_done,
+            "rules": {"name": rules.name, "options": rules.option_dict()},
+            "args": dataclasses.asdict(a),
+        }
+
+    def save() -> None:
+        save_checkpoint(ckpt_path, state())
+        play = {"model": policy.state_dict(), "model_config": policy.config(), "rules": state()["rules"]}
+        save_checkpoint(run_dir / "policy.pt", play)
+
+    stop = {"flag": False}
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop["flag"] = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    args_dict = dataclasses.asdict(a)
+    t_start = time.time() - elapsed
+
+    if not imitation_done:
+        per = max(1, a.imitation_hands // max(1, a.num_workers))
+        tasks = [{"args": args_dict, "seed": [a.seed, 10**6, w], "hands": per} for w in range(max(1, a.num_workers))]
+        t0 = time.time()
+        data = concat(run_pool_map(collect_imitation, tasks, a.num_workers))
+        print(f"imitation data: {len(data['action'])} decisions in {time.time() - t0:.0f}s", flush=True)
+        imitation_fit(policy, critic, opt, data, a, gen, writer)
+        imitation_done = True
+        elapsed = time.time() - t_start
+        save()
+
+    while update < a.updates and not stop["flag"]:
+        if time.time() - t_start > a.time_budget_minutes * 60:
+            print("time budget reached", flush=True)
+            break
+        t0 = time.time()
+        sd = {k: v.clone() for k, v in policy.state_dict().items()}
+        tasks = [
+            {
+                "args": args_dict,
+                "seed": [a.seed, update, w],
+                "policy": sd,
+                "snapshots": snapshots,
+                "decisions": a.decisions_per_worker,
+            }
+            for w in range(max(1, a.num_workers))
+        ]
+        batch = concat(run_pool_map(collect, tasks, a.num_workers))
+        t_roll = time.time() - t0
+        stats = ppo_update(policy, critic, opt, batch, a, gen)
+        update += 1
+        n_dec = len(batch["action"])
+        decisions += n_dec
+        hands = int(batch["hands"].sum())
+        writer.add_scalar("charts/decisions_per_second", n_dec / max(t_roll, 1e-9), update)
+        writer.add_scalar("charts/rollout_win_rate", float(batch["wins"].sum()) / max(hands, 1), update)
+        writer.add_scalar("charts/decisions", decisions, update)
+        for k, v in stats.items():
+            writer.add_scalar(f"losses/{k}", v, update)
+        if a.snapshot_every and update % a.snapshot_every == 0:
+            snapshots = (snapshots + [sd])[-a.max_snapshots :]
+        elapsed = time.time() - t_start
+        print(
+            f"update {update}: {n_dec} decisions, {n_dec / max(t_roll, 1e-9):.0f}/s rollout, "
+            f"win {float(batch['wins'].sum()) / max(hands, 1):.3f} vs pool, "
+            f"entropy {stats['entropy']:.3f}, kl {stats['approx_kl']:.4f}, {elapsed / 60:.1f} min",
+            flush=True,
+        )
+        if a.eval_every and update % a.eval_every == 0:
+            for opp in a.eval_opponents:
+                mean, lo, hi = evaluate(policy, rules, opp, a.eval_deals, a.seed + 17)
+                writer.add_scalar(f"eval/win_rate_vs_{opp}", mean, update)
+                writer.add_scalar(f"eval/ci_low_vs_{opp}", lo, update)
+                writer.add_scalar(f"eval/ci_high_vs_{opp}", hi, update)
+                print(f"  eval vs {opp}: {mean:.3f} [{lo:.3f}, {hi:.3f}] over {a.eval_deals} deals", flush=True)
+        if update % a.checkpoint_every == 0:
+            save()
+    elapsed = time.time() - t_start
+    save()
+    writer.add_scalar("charts/wall_minutes", elapsed / 60, update)
+    writer.close()
+    summary = {"run_dir": str(run_dir), "updates": update, "decisions": decisions, "minutes": round(elapsed / 60, 2)}
+    print(json.dumps(summary), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
