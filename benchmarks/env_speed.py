@@ -13,11 +13,11 @@ random legal decisions:
 
 All three pick ``legal[int(u * len(legal))]`` with ``u`` from one precomputed list of
 uniform floats, so they differ only in what the environment adds. Each loop runs
-``--repeat`` times, in rounds over all the rulesets, and the best rate is kept; the process is single
-threaded. The ratios to the engine are the figures to compare between runs (these
-machines are noisy, and other jobs may share the cores). Targets
-for ``dehla``: raw_env >= 40,000 decisions/s, env() >= 15,000. ``--profile NAME``
-runs cProfile over the raw_env loop of that ruleset afterwards.
+``--repeat`` times, in rounds over all the rulesets, and the best rate is kept; the
+process is single threaded. The ratios to the engine are the figures to compare
+between runs (these machines are noisy, and other jobs may share the cores).
+Targets for ``dehla``: raw_env >= 40,000 decisions/s, env() >= 15,000.
+``--profile NAME`` runs cProfile over the raw_env loop of that ruleset afterwards.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ from functools import cache
 import numpy as np
 
 from .actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION
-from .cards import NUM_CARDS
+from .cards import NUM_CARDS, cards_in
 from .engine import MatchState, Phase
 from .engine.hand import HandState, trick_winner_index
 from .rules import Rules
@@ -408,11 +408,7 @@ class ObservationEncoder:
         # own hand
         o = off["hand"]
         if hand.extra is None:
-            h = hand.hands[seat]
-            while h:
-                low = h & -h
-                idx.append(o + low.bit_length() - 1)
-                h ^= low
+            idx.extend([o + c for c in cards_in(hand.hands[seat])])
         else:
             for c in hand.hand_cards(seat):
                 obs[o + c] += 1

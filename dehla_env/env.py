@@ -11,8 +11,8 @@ Agents                ``player_0`` .. ``player_3`` (``player_5`` with ``players=
 Action space          ``Discrete(85)``: cards 0..51, trump suits 52..55, pass 56,
                       bids 57..84 (see :mod:`dehla_env.actions`)
 Observation space     ``Dict(observation=Box(0, 3, (D,), float32),
-                      action_mask=Box(0, 1, (85,), int8))``; D = 829 with four players
-                      (1,001 with six); ``observation="structured"`` gives a Dict of the
+                      action_mask=Box(0, 1, (85,), int8))``; D = 826 with four players
+                      (1,116 with six); ``observation="structured"`` gives a Dict of the
                       named slices plus the ordered ``history`` instead of the flat vector
 State space           ``Box(0, 3, (S,), float32)``: privileged, see :meth:`raw_env.state`
 ====================  ==================================================================
@@ -55,8 +55,8 @@ Rewards (zero-sum between the sides; partners always receive the same reward)
 
 Privileged state (for centralised critics; never give it to a policy)
     :meth:`raw_env.state`: every seat's hand (n x 52, absolute seats), the cards not
-    yet dealt (52), the true trump suit (4, a closed trump included), then the public
-    part of seat 0's observation. :meth:`raw_env.privileged_observation` is the same
+    yet dealt (52), the true trump suit (4, a closed trump included), then seat 0's
+    observation. :meth:`raw_env.privileged_observation` is the same
     information in one seat's frame: its observation, then the other hands by
     relative seat, the undealt cards and the true trump.
 
@@ -230,9 +230,9 @@ class raw_env(AECEnv):
             return
         match = self.match
         assert match is not None
-        self._cumulative_rewards[agent] = 0.0
         hands_before = match.hands_completed
         match.apply_action(int(action))  # IllegalMoveError names move, seat and rule (R5)
+        self._cumulative_rewards[agent] = 0.0  # only once the move is accepted (R5)
         self._steps += 1
         for a in self.agents:
             self.rewards[a] = 0.0

@@ -5,8 +5,8 @@ the middle (R1.5: which cards, how many, how many tens, and who threatens to tak
 every bid and declaration; the scores. What it does not see: other hands, the cards not
 yet dealt, and a closed trump (R2.4c) that it did not choose and that has not been
 revealed. :func:`view_of` is the one place that decides this, so it is the one place
-to audit for leaks; ``tests/test_view.py`` re-deals the hidden cards and checks that
-the view does not change.
+to audit for leaks; ``tests/test_observation.py`` re-deals the hidden cards and checks
+that the observation built from it does not change.
 
 Seats in a view are absolute (0..n-1); ``seat`` says whose view it is. Encoders turn it
 seat-relative.

@@ -75,7 +75,7 @@ def test_fast_encoder_equals_reference_at_every_decision(config: tuple[str, dict
     encoder = ObservationEncoder(rules)  # one encoder over many matches, as an environment uses it
     rng = np.random.default_rng(123)
     decisions = 0
-    for _game in range(6):
+    for _game in range(6 if rules.players == 4 else 2):  # a six-player hand is three times as long
         match = MatchState.new(rules, rng)
         while match.winner is None and match.hands_completed < 3:
             if match.is_chance():
@@ -327,7 +327,7 @@ def test_closed_trump_is_hidden_from_everyone_but_its_maker(players: int) -> Non
     rules = make_rules("dehla-direct", trump="closed", players=players)
     rng = np.random.default_rng(players)
     compared = 0
-    for _ in range(12):
+    for _ in range(12 if players == 4 else 5):
         dealer, deck, log, _match = _play_until_closed_choice(rules, rng)
         branches = [_replay(rules, dealer, log, deck) for _ in range(4)]
         maker = branches[0].hand.to_act
