@@ -11,6 +11,7 @@ from .env import env, raw_env
 from .errors import IllegalMoveError
 from .rules import PRESETS, Rules, RulesError, make_rules
 from .view import PlayerView, view_of
+from .wrappers import SingleAgentEnv, register_envs  # registers the gymnasium ids on import
 
 __version__ = "0.1.0"
 
@@ -25,6 +26,7 @@ __all__ = [
     "Phase",
     "PlayerView",
     "Rules",
+    "SingleAgentEnv",
     "RulesError",
     "action_text",
     "card_text",
@@ -33,5 +35,6 @@ __all__ = [
     "parse_action",
     "parse_card",
     "raw_env",
+    "register_envs",
     "view_of",
 ]
