@@ -48,7 +48,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,6 +116,10 @@ class _Timed(Agent):
         self.rng = inner.rng
         self._entry = clock.setdefault(spec, [0.0, 0.0])
 
+    def seed(self, seed: int | None) -> None:
+        self.inner.seed(seed)
+        self.rng = self.inner.rng
+
     def act(self, view: PlayerView) -> int:
         t = time.perf_counter()
         action = self.inner.act(view)
@@ -168,7 +172,9 @@ def _play_match(rules: Rules, first_dealer: int, seats: Sequence[Agent], seed: i
             if match.hand.phase == Phase.DRAW:
                 match.sample_chance(np.random.default_rng([seed, index, _MATCH_DRAW, dealt - 1]))
             else:
-                match.apply_deal(deal_deck(rules, seed, index) if dealt == 0 else _match_deck(rules, seed, index, dealt))
+                match.apply_deal(
+                    deal_deck(rules, seed, index) if dealt == 0 else _match_deck(rules, seed, index, dealt)
+                )
                 dealt += 1
             continue
         seat = match.current_player()
@@ -213,7 +219,8 @@ def play_deal(task: _Task, index: int, clock: dict[str, list[float]] | None = No
         a, b = game, 1 - game  # A's side, B's side
         specs = seat_specs(rules.players, game, task.spec_a, task.spec_b, task.partner_a, task.partner_b)
         seats: list[Agent] = [
-            _Timed(make_agent(spec, rules, agent_seed(task.seed, index, s)), clock, spec) for s, spec in enumerate(specs)
+            _Timed(make_agent(spec, rules, agent_seed(task.seed, index, s)), clock, spec)
+            for s, spec in enumerate(specs)
         ]
         if task.mode == "hand":
             assert deck is not None
@@ -358,6 +365,7 @@ class DuelResult:
             "mode": self.mode,
             "deals": self.deals,
             "hands": self.hands,
+            "hands_won_a": float(self._arr("a_hands").sum()),
             "win_rate": wr.value,
             "ci_low": wr.low,
             "ci_high": wr.high,
@@ -376,7 +384,13 @@ class DuelResult:
         }
         mw = self.match_win_rate
         if mw is not None:
-            out.update(match_win_rate=mw.value, match_ci_low=mw.low, match_ci_high=mw.high)
+            out.update(
+                matches=2 * self.deals,
+                matches_won_a=float(self._arr("a_matches").sum()),
+                match_win_rate=mw.value,
+                match_ci_low=mw.low,
+                match_ci_high=mw.high,
+            )
         return _finite(out)
 
     def label(self, side: str) -> str:
@@ -387,7 +401,6 @@ class DuelResult:
     def table(self) -> str:
         wr = self.win_rate
         boot = self.win_rate_bootstrap()
-        unit = "matches" if self.mode == "match" else "hands"
         head = (
             f"{self.rules}  A={self.label('a')} vs B={self.label('b')}  "
             f"{self.deals} deals x 2 (duplicate), seed {self.seed}, mode {self.mode}"
@@ -399,17 +412,16 @@ class DuelResult:
 
         est("A hand win rate" if self.mode == "hand" else "A hand win rate (all hands)", wr)
         rows.append(["  (bootstrap)", "", f"[{boot.low:.4f}, {boot.high:.4f}]"])
+        rows.append(["  hands won by A", f"{self._arr('a_hands').sum():g} of {self.hands}", ""])
         mw = self.match_win_rate
         if mw is not None:
             est("A match win rate", mw)
+            rows.append(["  matches won by A", f"{self._arr('a_matches').sum():g} of {2 * self.deals}", ""])
         if self.rules.tens_scoring:
             est("tens A-B / hand", self.tens_diff, 3)
         if points_matter(self.rules):
             est("points A-B / hand", self.points_diff, 3)
         rows.append(["kots A-B", f"{self.kots_a}-{self.kots_b}", ""])
-        rows.append([unit, str(self.hands if self.mode == "hand" else 2 * self.deals), ""])
-        if self.mode == "match":
-            rows.append(["hands", str(self.hands), ""])
         speeds = ", ".join(f"{k} {v:,.0f}" for k, v in self.speeds().items())
         foot = f"{self.decisions:,} decisions in {self.seconds:.1f} s ({self.workers} workers); decisions/s: {speeds}"
         return "\n".join([head, format_table(["", "value", "95% interval"], rows, align="lrr"), foot])
@@ -463,15 +475,24 @@ def _execute(tasks: list[_Task], workers: int, progress: bool) -> dict[Any, tupl
             for task in tasks:
                 collect(*_run_chunk(task))
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for result in pool.map(_run_chunk, tasks):
-                    collect(*result)
+            with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as pool:
+                futures = [pool.submit(_run_chunk, task) for task in tasks]
+                for future in as_completed(futures):
+                    collect(*future.result())
     finally:
         if bar is not None:
             bar.close()
     for recs, _, _ in out.values():
         recs.sort(key=lambda r: r.index)
     return out
+
+
+def _worker_init() -> None:
+    """One thread per worker process for libraries with thread pools (torch policies)."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 def _workers(workers: int | None) -> int:
@@ -506,7 +527,9 @@ def run_duel(
     tasks = [_Task(rules, spec_a, spec_b, partner_a, partner_b, seed, mode, s, e) for s, e in _chunks(deals, n)]
     t = time.perf_counter()
     records, clock, _ = _execute(tasks, n, progress)[None]
-    return DuelResult(rules, spec_a, spec_b, seed, mode, partner_a, partner_b, records, time.perf_counter() - t, clock, n)
+    return DuelResult(
+        rules, spec_a, spec_b, seed, mode, partner_a, partner_b, records, time.perf_counter() - t, clock, n
+    )
 
 
 @dataclass
@@ -568,7 +591,9 @@ class RoundRobinResult:
         for (i, j), d in self.duels.items():
             wr = d.win_rate if self.mode == "hand" else d.match_win_rate
             assert wr is not None
-            pair_rows.append([f"{self.agents[i]} vs {self.agents[j]}", f"{wr.value:.4f}", f"[{wr.low:.4f}, {wr.high:.4f}]"])
+            pair_rows.append(
+                [f"{self.agents[i]} vs {self.agents[j]}", f"{wr.value:.4f}", f"[{wr.low:.4f}, {wr.high:.4f}]"]
+            )
         pairs = format_table(["pair", "A score", "95% interval"], pair_rows, align="lrr")
         return "\n\n".join([head, ratings, matrix, pairs, f"{self.seconds:.1f} s"])
 

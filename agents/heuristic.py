@@ -232,9 +232,9 @@ class HardAgent(HeuristicAgent):
                     p_us = 0.0
         gain = self._stake(view, know, ten, our_winner, True)
         loss = self._stake(view, know, ten, their_winner, False) if their_winner >= 0 else gain
-        if view.rules.has_middle and view.last_winner >= 0 and not know.is_partner(view.last_winner):
-            if view.last_winner != know.seat and their_winner == view.last_winner:
-                loss += self.fight  # fight hardest against the other side's second trick in a row
+        lw = view.last_winner
+        if view.rules.has_middle and lw >= 0 and lw % 2 != know.seat % 2 and their_winner == lw:
+            loss += self.fight  # fight hardest against the other side's second trick in a row
         return p_us * gain - (1.0 - p_us) * loss - self.cost_scale * self._card_cost(view, know, card)
 
     samples = 8  # > 0: estimate trick outcomes on sampled deals of the unseen cards
@@ -306,6 +306,10 @@ class MediumAgent(HardAgent):
         super().__init__(seed)
         self._easy = EasyAgent(None)
         self._easy.rng = self.rng  # one generator per agent
+
+    def seed(self, seed: int | None) -> None:
+        super().seed(seed)
+        self._easy.rng = self.rng
 
     def choose_card(self, view: PlayerView, know: Knowledge) -> int:
         if self.rng.random() < self.blunder:

@@ -145,9 +145,7 @@ def bootstrap_ci(
 
 
 # ---------------------------------------------------------------------- Bradley-Terry
-def bradley_terry(
-    wins: np.ndarray, prior: float = 1.0, max_iter: int = 10_000, tol: float = 1e-10
-) -> np.ndarray:
+def bradley_terry(wins: np.ndarray, prior: float = 1.0, max_iter: int = 10_000, tol: float = 1e-10) -> np.ndarray:
     """Bradley-Terry strengths from a matrix of results, by Hunter's MM iteration.
 
     ``wins[i, j]`` is what ``i`` scored against ``j`` (a draw or no-winner counting half
@@ -205,9 +203,7 @@ class Ratings:
     def table(self) -> str:
         rows = []
         for rank, i in enumerate(self.order(), 1):
-            rows.append(
-                [str(rank), self.names[i], f"{self.elo[i]:+.0f}", f"[{self.low[i]:+.0f}, {self.high[i]:+.0f}]"]
-            )
+            rows.append([str(rank), self.names[i], f"{self.elo[i]:+.0f}", f"[{self.low[i]:+.0f}, {self.high[i]:+.0f}]"])
         return format_table(["#", "agent", "rating", "95% interval"], rows, align="rlrr")
 
     def as_dict(self) -> dict[str, dict[str, float]]:

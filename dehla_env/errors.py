@@ -10,10 +10,13 @@ class IllegalMoveError(ValueError):
     left exactly as it was (R5). ``seat`` is ``None`` for chance steps.
     """
 
-    def __init__(self, move: str, seat: int | None, reason: str, rule: str = "R5") -> None:
+    def __init__(self, move: str | None, seat: int | None, reason: str, rule: str = "R5") -> None:
+        """``move`` is the move's text (``None`` for a problem that is not a move, such
+        as a bad deck); ``seat`` the acting seat, -1 for chance, ``None`` for nobody."""
         who = f" by seat {seat}" if seat is not None and seat >= 0 else (" by chance" if seat == -1 else "")
         rules = rule if rule.endswith("R5") or rule == "" else f"{rule}, R5"
-        super().__init__(f'"{move}"{who}: {reason} ({rules})' if move else f"{reason} ({rules})")
+        text = f'"{move}"{who}: {reason}' if move is not None else f"{reason}"
+        super().__init__(f"{text} ({rules})" if rules else text)
         self.move = move
         self.seat = seat
         self.reason = reason

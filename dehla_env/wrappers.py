@@ -94,13 +94,11 @@ Version history
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-
-from agents.base import Agent, RandomAgent
 
 from .actions import NUM_ACTIONS
 from .env import raw_env
@@ -108,7 +106,12 @@ from .errors import IllegalMoveError
 from .rules import Rules
 from .view import PlayerView, view_of
 
-Policy = Agent | Callable[[PlayerView], int]
+if TYPE_CHECKING:
+    from agents.base import Agent
+
+# ``agents`` builds on ``dehla_env``, so the agent classes are imported where used,
+# never at module level (``import dehla_env`` must not import ``agents``).
+Policy = Union["Agent", Callable[[PlayerView], int]]
 
 #: the most learner decisions one hand can take, generously rounded up (see the docstring)
 MAX_HAND_STEPS = 200
@@ -206,16 +209,18 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
             if self._is_learner[s]:
                 continue
             if p is None:
+                from agents.base import RandomAgent
+
                 policies[s] = RandomAgent()
-            elif not (isinstance(p, Agent) or callable(p)):
+            elif not (hasattr(p, "act") or callable(p)):
                 raise TypeError(f"the policy for seat {s} is neither an Agent nor a callable: {p!r}")
         return policies
 
     def _seed_policies(self, seed: int) -> None:
         """Give every distinct ``Agent`` policy its own stream derived from ``seed``."""
-        agents: list[Agent] = []
+        agents: list[Any] = []
         for p in self._policies:
-            if isinstance(p, Agent) and all(p is not a for a in agents):
+            if hasattr(p, "act") and hasattr(p, "seed") and all(p is not a for a in agents):
                 agents.append(p)
         for agent, child in zip(agents, np.random.SeedSequence(seed).spawn(len(agents))):
             agent.seed(int(child.generate_state(1)[0]))
@@ -224,12 +229,12 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         policy = self._policies[seat]
         match = self.raw.match
         assert match is not None and policy is not None
-        if type(policy) is RandomAgent:
+        if type(policy).__name__ == "RandomAgent" and type(policy).__module__ == "agents.base":
             # RandomAgent.act reads only view.legal_actions: the same draw without a view
             legal = match.legal_actions()
             return legal[int(policy.rng.integers(len(legal)))]
         view = view_of(match, seat)
-        if isinstance(policy, Agent):
+        if hasattr(policy, "act"):
             return policy.act(view)
         return policy(view)
 

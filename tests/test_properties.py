@@ -38,25 +38,32 @@ from dehla_env.replay import apply_move_text, match_report, replay_record
 from dehla_env.rules import Rules
 from dehla_env.view import public_events
 
-# (ruleset, options, hypothesis examples). max_hands keeps long matches bounded; the
-# defaults of each ruleset are covered by at least one entry.
-CONFIGS: list[tuple[str, dict[str, Any], int]] = [
-    ("dehla", {}, 60),
-    ("dehla", {"trump": "chosen", "kots": 1}, 60),
-    ("dehla", {"trump": "first-void", "kots": 3, "max_hands": 6}, 40),
-    ("dehla-direct", {}, 60),
-    ("dehla-direct", {"trump": "open", "scoring": "tricks", "streak": 3}, 50),
-    ("dehla-direct", {"trump": "closed", "scoring": "double-sar", "max_hands": 8}, 50),
-    ("dehla-direct", {"trump": "named", "match": "points", "points": 3}, 60),
-    ("dehla-direct", {"trump": "closed", "match": "points", "points": 4, "scoring": "tens"}, 50),
-    ("dehla-direct", {"players": 6, "trump": "first-void", "max_hands": 3}, 30),
-    ("dehla-direct", {"players": 6, "trump": "closed", "scoring": "double-sar", "max_hands": 3}, 30),
-    ("dehla-direct", {"players": 6, "trump": "open", "scoring": "tricks", "match": "points", "points": 2}, 30),
-    ("dehla-direct", {"players": 6, "trump": "named", "streak": 2, "max_hands": 3}, 30),
-    ("court-piece", {}, 40),
-    ("court-piece", {"defender_kot": True, "points": 5}, 50),
-    ("coat-pees", {}, 50),
-    ("coat-pees", {"gap": 30, "max_hands": 5}, 60),
+# (ruleset, options, hypothesis examples, deals). max_hands keeps long matches bounded;
+# the defaults of each ruleset are covered by at least one entry. Deals "mixed": half the
+# hands are dealt so that nobody can be void in the first five tricks (every seat's first
+# five have the same suit pattern), forcing the R1.4 draw.
+CONFIGS: list[tuple[str, dict[str, Any], int, str]] = [
+    ("dehla", {}, 60, "random"),
+    ("dehla", {"trump": "chosen", "kots": 1}, 60, "random"),
+    ("dehla", {"trump": "first-void", "kots": 3, "max_hands": 6}, 40, "mixed"),
+    ("dehla-direct", {}, 60, "random"),
+    ("dehla-direct", {"trump": "open", "scoring": "tricks", "streak": 3}, 50, "random"),
+    ("dehla-direct", {"trump": "closed", "scoring": "double-sar", "max_hands": 8}, 50, "random"),
+    ("dehla-direct", {"trump": "named", "match": "points", "points": 3}, 60, "random"),
+    ("dehla-direct", {"trump": "closed", "match": "points", "points": 4, "scoring": "tens"}, 50, "random"),
+    ("dehla-direct", {"players": 6, "trump": "first-void", "max_hands": 3}, 30, "random"),
+    ("dehla-direct", {"players": 6, "trump": "closed", "scoring": "double-sar", "max_hands": 3}, 30, "random"),
+    (
+        "dehla-direct",
+        {"players": 6, "trump": "open", "scoring": "tricks", "match": "points", "points": 2},
+        30,
+        "random",
+    ),
+    ("dehla-direct", {"players": 6, "trump": "named", "streak": 2, "max_hands": 3}, 30, "random"),
+    ("court-piece", {}, 40, "random"),
+    ("court-piece", {"defender_kot": True, "points": 5}, 50, "random"),
+    ("coat-pees", {}, 50, "random"),
+    ("coat-pees", {"gap": 30, "max_hands": 5}, 60, "random"),
 ]
 
 SAMPLE_P = 0.04  # chance per step of running the expensive checks
@@ -74,10 +81,6 @@ def _winner_index(cards: tuple[int, ...], trump: int) -> int:
     return next(i for i, (c, s) in enumerate(zip(cards, suits)) if s == wanted and c % 13 == best)
 
 
-def _moves_of(hand_record: dict[str, Any]) -> list[str]:
-    return hand_record["moves"]
-
-
 def _first_off_suit(history) -> tuple[int, int, int] | None:
     """(trick index, seat, card) of the first card that did not follow suit."""
     for t, (leader, cards, _) in enumerate(history):
@@ -89,13 +92,14 @@ def _first_off_suit(history) -> tuple[int, int, int] | None:
 
 def oracle_trump(rules: Rules, dealer: int, history, moves: list[str]) -> tuple[int, int, int | None]:
     """(trump suit, first trick index in which it is in force, maker) from the played
-    cards and the decisions alone (R1.4, R2.4, R3.1, R4.2). Index len(history) = never."""
+    cards and the decisions alone (R1.4, R2.4, R3.1, R4.2). An index past the last trick:
+    never in force."""
     never = len(history) + 1
     trumps = [m for m in moves if m.startswith("trump:")]
     if rules.name == "coat-pees":
         bids = [m for m in moves if m.startswith("bid:")]
         if bids:
-            return parse_action(bids[-1]) - BID_OFFSET & 3, 0, None
+            return (parse_action(bids[-1]) - BID_OFFSET) % 4, 0, None  # the last bid is the highest
         return "CDHS".index(trumps[0][6]), 0, (dealer + 1) % 4
     if rules.name == "court-piece" or rules.trump in ("chosen", "open"):
         maker = (dealer + (2 if rules.trump == "open" else 1)) % rules.players
@@ -157,8 +161,10 @@ def check_hand(match: MatchState, hand, moves: list[str], oracle: MatchOracle) -
         winners.append(w)
         leader = w
     assert hand.trick_winners == winners
-    if rules.name == "dehla-direct" and rules.trump == "first-void" and n == 4:
-        assert trump >= 0  # R2.4a: with 13 cards each someone is always void
+    if rules.name == "dehla-direct" and rules.trump != "open":
+        # R2.4a: "with 13 cards each someone is always void within 13 tricks" (26 each
+        # with six players: a suit's 39 cards cannot all go in rounds of six)
+        assert trump >= 0 and hand.trump_suit >= 0 and (rules.trump == "first-void" or maker is not None)
     # --- follow suit (R0.4) replayed from the deal, stage by stage (R0.3, R1.3-R1.4)
     in_hand: list[Counter] = [Counter() for _ in range(n)]
     first_stage = 20 if rules.staged_deal else len(deck)
@@ -330,7 +336,8 @@ class MatchOracle:
             nxt = d if w != d % 2 else (d + 1) % 4
             assert hand.contract == (bidder, bid, hand.trump_suit)
         summary = match.summaries[self.hands - 1]
-        streak = self.streak if rules.name == "dehla" or (rules.name == "dehla-direct" and rules.match == "streak") else None
+        has_streak = rules.name == "dehla" or (rules.name == "dehla-direct" and rules.match == "streak")
+        streak = self.streak if has_streak else None
         expected = (w, kot, tuple(self.points), tuple(self.kots), streak, None if self.winner is not None else nxt)
         actual = (summary.hand_winner, summary.kot, summary.points, summary.kots, summary.streak, summary.next_dealer)
         assert actual == expected, (rules, actual, expected)
@@ -475,6 +482,32 @@ def check_view_ignores_hidden_cards(match: MatchState, recorder: Recorder, rng: 
     redealt = [*hands[:-1], {"deck": " ".join(_text(c) for c in new_deck), "moves": hands[-1]["moves"]}]
     other = _replay_match(record, redealt)
     assert view_of(other, seat) == view_of(match, seat)
+    # a swap that changes two other seats' suit counts: seat A's card of suit s for seat
+    # B's card of suit t, where neither has shown a void that the swap would contradict.
+    # The seat to act is left alone (whether it can follow is public in closed/named).
+    shown_void = [set() for _ in range(n)]
+    tricks = [(lead, cards) for lead, cards, _ in hand.history]
+    if hand.trick_cards:
+        tricks.append((hand.trick_seats[0], tuple(hand.trick_cards)))
+    for lead, cards in tricks:
+        for k, c in enumerate(cards):
+            if c // 13 != cards[0] // 13:
+                shown_void[(lead + k) % n].add(cards[0] // 13)
+    movable = [i for i in hidden_positions if i < dealt and (d + 1 + i) % n not in (seat, hand.to_act)]
+    rng.shuffle(movable)
+    for i in movable:
+        for j in movable:
+            a, b = (d + 1 + i) % n, (d + 1 + j) % n
+            s_, t_ = deck[i] // 13, deck[j] // 13
+            if a != b and s_ != t_ and t_ not in shown_void[a] and s_ not in shown_void[b]:
+                swapped = deck[:]
+                swapped[i], swapped[j] = deck[j], deck[i]
+                alt = [*hands[:-1], {"deck": " ".join(_text(c) for c in swapped), "moves": hands[-1]["moves"]}]
+                assert view_of(_replay_match(record, alt), seat) == view_of(match, seat)
+                break
+        else:
+            continue
+        break
     if hand.trump_hidden:
         moves = hands[-1]["moves"]
         k = next(i for i, m in enumerate(moves) if m.startswith("trump:"))
@@ -493,7 +526,52 @@ def _text(card: int) -> str:
 # ===================================================================== the properties
 
 
-def play_checked_match(rules_name: str, options: dict[str, Any], seed: int) -> tuple[MatchState, Recorder]:
+def all_follow_deck(rng: np.random.Generator, dealer: int) -> list[int]:
+    """A deck whose first five each have one suit pattern for every seat: whatever is
+    led, everybody can follow, so the first five tricks make no trump (R1.4 draw)."""
+    while True:
+        counts = rng.multinomial(5, [0.25] * 4)
+        if counts.max() <= 3:
+            break
+    five: list[list[int]] = [[] for _ in range(4)]
+    used = set()
+    for suit, k in enumerate(counts):
+        chosen = rng.choice(13, size=4 * k, replace=False) + 13 * suit
+        used.update(int(c) for c in chosen)
+        for seat in range(4):
+            five[seat].extend(int(c) for c in chosen[seat * k : (seat + 1) * k])
+    rest = [c for c in range(52) if c not in used]
+    rng.shuffle(rest)
+    deck = [0] * 20
+    for seat in range(4):
+        rng.shuffle(five[seat])
+        for j, c in enumerate(five[seat]):
+            deck[4 * j + (seat - dealer - 1) % 4] = c
+    return deck + rest
+
+
+def step(match: MatchState, rng: np.random.Generator, deals: str, recorder: Recorder | None = None) -> None:
+    """One random legal step. Deals as configured; in the bidding a pass is more likely
+    (so that low contracts and four passes occur, R4.2)."""
+    hand = match.hand
+    if match.is_chance() and hand.phase != Phase.DRAW and deals == "mixed" and rng.random() < 0.5:
+        dealer = hand.dealer if hand.phase == Phase.DEAL else match.summaries[-1].next_dealer
+        deck = all_follow_deck(rng, dealer)
+        match.apply_deal(deck)
+        if recorder is not None:
+            recorder.deal(deck)
+        return
+    if hand.phase == Phase.BID and not match.is_chance() and rng.random() < 0.6:
+        match.apply_action(PASS_ACTION)
+        if recorder is not None:
+            recorder.move("pass")
+        return
+    random_step(match, rng, recorder)
+
+
+def play_checked_match(
+    rules_name: str, options: dict[str, Any], seed: int, deals: str = "random"
+) -> tuple[MatchState, Recorder]:
     rules = make_rules(rules_name, options)
     rng = np.random.default_rng(seed)
     match = MatchState.new(rules, rng)
@@ -513,7 +591,7 @@ def play_checked_match(rules_name: str, options: dict[str, Any], seed: int) -> t
             check_view_ignores_hidden_cards(match, recorder, check_rng)
         was_complete = match.hand.complete
         done_before = match.hands_completed
-        random_step(match, rng, recorder)
+        step(match, rng, deals, recorder)
         steps += 1
         if match.hands_completed > done_before:
             assert not was_complete
@@ -523,28 +601,29 @@ def play_checked_match(rules_name: str, options: dict[str, Any], seed: int) -> t
     check_legal_actions(match)
     assert match.current_player() == TERMINAL and match.is_terminal()
     assert oracle.winner == match.winner
-    if rules.name == "dehla-direct":
-        assert match.hands_completed <= rules.max_hands
-    elif rules.max_hands is not None:
+    if rules.max_hands is not None:
         assert match.hands_completed <= rules.max_hands
     return match, recorder
 
 
 def _cases():
-    for rules_name, options, examples in CONFIGS:
+    for rules_name, options, examples, deals in CONFIGS:
         label = rules_name + "".join(f"-{k}={v}" for k, v in options.items())
-        yield pytest.param(rules_name, options, examples, id=label)
+        label += "-draws" if deals == "mixed" else ""
+        yield pytest.param(rules_name, options, examples, deals, id=label)
 
 
-@pytest.mark.parametrize(("rules_name", "options", "examples"), list(_cases()))
-def test_random_legal_matches_obey_the_rules(rules_name: str, options: dict[str, Any], examples: int) -> None:
+@pytest.mark.parametrize(("rules_name", "options", "examples", "deals"), list(_cases()))
+def test_random_legal_matches_obey_the_rules(
+    rules_name: str, options: dict[str, Any], examples: int, deals: str
+) -> None:
     """Random legal matches agree with the oracle at every step, hand and match end,
     and replay (R6) to the same report."""
 
     @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(seed=st.integers(0, 2**32 - 1))
     def run(seed: int) -> None:
-        match, recorder = play_checked_match(rules_name, options, seed)
+        match, recorder = play_checked_match(rules_name, options, seed, deals)
         report = match_report(match)
         # R6: the record of the match replays to the same report
         out = replay_record(recorder.record(match))
@@ -555,14 +634,16 @@ def test_random_legal_matches_obey_the_rules(rules_name: str, options: dict[str,
         rng = np.random.default_rng(seed)
         again = MatchState.new(match.rules, rng)
         while again.winner is None:
-            random_step(again, rng)
+            step(again, rng, deals)
         assert match_report(again) == report
 
     run()
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), rules_name=st.sampled_from(["dehla", "dehla-direct", "court-piece", "coat-pees"]))
+@given(
+    seed=st.integers(0, 2**32 - 1), rules_name=st.sampled_from(["dehla", "dehla-direct", "court-piece", "coat-pees"])
+)
 def test_moves_replayed_through_move_texts_match_action_ids(seed: int, rules_name: str) -> None:
     """R6 move texts and action ids are the same moves: a hand played by ids and the
     same hand played by texts end in identical states."""
@@ -576,3 +657,16 @@ def test_moves_replayed_through_move_texts_match_action_ids(seed: int, rules_nam
     for text in recorder.hands[0]["moves"]:
         apply_move_text(by_text, text)
     assert snapshot(by_text) == snapshot(by_id)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_all_follow_decks_force_the_r1_4_draw(seed: int) -> None:
+    """R1.4: with the same suit pattern in every seat's first five, every player can
+    follow suit through all five tricks, whatever is played: the draw is due."""
+    rng = np.random.default_rng(seed)
+    match = MatchState(make_rules("dehla"), seed % 4)
+    match.apply_deal(all_follow_deck(rng, seed % 4))
+    while not match.is_chance():
+        random_step(match, rng)
+    assert match.hand.phase == Phase.DRAW and len(match.hand.trick_winners) == 5
+    assert len(match.hand.draw_candidates()) == 20

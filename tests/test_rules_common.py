@@ -32,7 +32,7 @@ from dehla_env.cards import (
     parse_suit,
 )
 from dehla_env.deals import deck_from_hands
-from dehla_env.engine import Phase, trick_winner_index
+from dehla_env.engine import trick_winner_index
 from dehla_env.render import render_match
 from dehla_env.replay import replay_record
 from dehla_env.rules import PRESETS, preset_options
@@ -336,11 +336,6 @@ def test_legal_mask_matches_legal_actions() -> None:
     assert list(np.flatnonzero(mask)) == match.legal_actions()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: apply_action rejects numpy integer ids (e.g. from legal_mask) outside card play "
-    "('no such action') and stores np.int64 in the state during card play",
-)
 def test_actions_given_as_numpy_integers_are_accepted() -> None:
     """An action id taken from ``legal_mask()`` (a numpy integer) is the same action."""
     match = new_match("court-piece", 0, [None] * 4)
@@ -350,6 +345,13 @@ def test_actions_given_as_numpy_integers_are_accepted() -> None:
     card = np.flatnonzero(match.legal_mask())[0]
     match.apply_action(card)
     assert type(match.hand.hands[1]) is int and type(match.hand.events[-1][1]) is int
+
+
+def test_a_deck_of_numpy_integers_is_a_deck() -> None:
+    """R0.3: a deck is a permutation of the card ids, whatever integer type holds them."""
+    match = MatchState(make_rules("dehla-direct"), 0)
+    match.apply_deal(np.random.default_rng(0).permutation(52))
+    assert sum(match.hand.hand_counts) == 52
 
 
 # --------------------------------------------------------------------- R5 illegal input
@@ -365,10 +367,8 @@ def _dealt(rules_name: str, **options) -> MatchState:
     match = new_match(rules_name, 0, hands, **options)
     if rules_name == "coat-pees":
         play(match, "bid:9S pass pass pass")
-    elif rules_name in ("court-piece",) or options.get("trump") == "chosen":
-        play(match, "trump:S")
-    elif options.get("trump") == "open":
-        play(match, "trump:S")
+    elif rules_name == "court-piece" or options.get("trump") in ("chosen", "open"):
+        play(match, "trump:S")  # dealer+1 (chosen, R3.1) or dealer+2 (open) names spades
     return match
 
 
@@ -475,11 +475,6 @@ def test_r5_move_after_the_hand_or_the_match_is_over() -> None:
     assert_rejected(ongoing, lambda: play(ongoing, "trump:S"), "trump:S", "hand is over")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug (R5): an empty move text is rejected with 'unknown card text or move (R0.1, R5)', "
-    "naming neither the move nor the seat: IllegalMoveError treats move='' as 'no move'",
-)
 def test_r5_empty_move_text_names_the_seat() -> None:
     """R5: the error names the move and the seat, also for an empty move text."""
     match = _dealt("dehla")

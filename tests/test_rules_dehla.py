@@ -51,15 +51,15 @@ FIRST_VOID = [
 ]
 
 #: Dealer 3, seat 0 leads. Every seat holds two spades and one card of each other
-#: suit, and seat 0 holds the aces: leading AS KS AH AD AC, seat 0 wins five tricks in
-#: which everybody follows suit.
+#: suit: whatever is led, everybody can follow. Seat 0 wins four tricks leading AS KS
+#: AH AD, then leads the 2C and seat 1 wins the fifth with the AC.
 ALL_FOLLOW = [
-    "AS KS AH AD AC",
-    "QS JS KH KD KC",
+    "AS KS AH AD 2C",
+    "QS JS KH KD AC",
     "TS 9S QH QD QC",
     "8S 7S JH JD JC",
 ]
-ALL_FOLLOW_MOVES = "AS QS TS 8S  KS JS 9S 7S  AH KH QH JH  AD KD QD JD  AC KC QC JC"
+ALL_FOLLOW_MOVES = "AS QS TS 8S  KS JS 9S 7S  AH KH QH JH  AD KD QD JD  2C AC QC JC"
 
 
 def split_hand(dealer: int, early: str, **options) -> MatchState:
@@ -158,7 +158,7 @@ def test_r1_4_no_void_in_five_tricks_means_a_chance_draw_from_the_twenty_played(
     match = new_match("dehla", 3, ALL_FOLLOW)
     play(match, ALL_FOLLOW_MOVES)
     hand = match.hand
-    assert hand.trick_winners == [0] * 5 and hand.trump_suit == -1
+    assert hand.trick_winners == [0, 0, 0, 0, 1] and hand.trump_suit == -1
     assert match.is_chance() and match.current_player() == CHANCE
     assert match.legal_actions() == [] and not match.legal_mask().any()
     assert sorted(hand.draw_candidates()) == sorted(cards(ALL_FOLLOW_MOVES))
@@ -169,7 +169,8 @@ def test_r1_4_no_void_in_five_tricks_means_a_chance_draw_from_the_twenty_played(
     assert hand.trump_suit == parse_card("JH") // 13
     assert hand_report(match)["trump"] == "H" and hand_report(match)["trump_maker"] is None  # R6
     assert hand.hand_counts == [8, 8, 8, 8]
-    assert match.current_player() == 0  # the fifth trick's winner leads the sixth
+    assert match.current_player() == 1  # the fifth trick's winner leads the sixth, not dealer+1
+    assert hand.takes == [(2, 0, 8), (4, 0, 8)] and hand.last_winner == 1  # R1.5 goes on across the draw
 
 
 def test_r1_4_draw_is_uniform_over_the_twenty_cards_played() -> None:
@@ -392,7 +393,7 @@ def test_r1_8_four_tens_is_a_kot_and_clears_the_streak() -> None:
     assert match.summaries[-1].kot == 1
     assert match.kots == [0, 1] and match.streak is None
     assert hand_report(match)["streak"] is None  # R6: null after a kot clears it
-    next_split(match, "H")  # dealer 2 now: side 1 (the dealer's) is beaten 1-3
+    next_split(match, "H")  # dealer 2 now (R1.7): its side 0 takes one ten, side 1 three
     assert match.summaries[-1].hand_winner == 1 and match.streak == (1, 1)  # a new streak
 
 
@@ -456,7 +457,7 @@ def test_r1_9_default_match_is_two_kots() -> None:
 
 def test_r1_9_max_hands_more_kots_wins() -> None:
     """R1.9: "if no side has reached kots when that many hands are complete, the side
-    with more kots wins". """
+    with more kots wins"."""
     match = split_hand(1, "", kots=3, max_hands=2)  # side 0 kot
     next_split(match, "HDC")  # dealer 3: side 1 wins 3-1, no kot
     assert match.kots == [1, 0] and match.winner == 0

@@ -16,6 +16,7 @@ held at least once and ``extra[seat]`` the ids held at least twice / three times
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -257,16 +258,20 @@ class HandState:
         packs = self.rules.packs
         size = self.rules.deck_size
         if len(deck) != size:
-            raise IllegalMoveError("", None, f"deck has {len(deck)} cards, not {size}")
+            raise IllegalMoveError(None, None, f"deck has {len(deck)} cards, not {size}")
         counts = [0] * NUM_CARDS
         for c in deck:
-            if not isinstance(c, int) or not 0 <= c < NUM_CARDS:
-                raise IllegalMoveError("", None, f"deck holds {c!r}, not a card id")
+            try:
+                c = operator.index(c)
+            except TypeError:
+                raise IllegalMoveError(None, None, f"deck holds {c!r}, not a card id") from None
+            if not 0 <= c < NUM_CARDS:
+                raise IllegalMoveError(None, None, f"deck holds {c!r}, not a card id")
             counts[c] += 1
         for c in range(NUM_CARDS):
             if counts[c] != packs:
                 raise IllegalMoveError(
-                    "",
+                    None,
                     None,
                     f"deck holds {card_text(c)} {counts[c]} times, not {packs}: not a permutation of the pack",
                 )
@@ -280,7 +285,7 @@ class HandState:
         if self.phase != Phase.DEAL:
             raise IllegalMoveError("deal", None, f"no deal is due, {self.due_text()}")
         self.check_deck(deck)
-        self.deck = tuple(deck)
+        self.deck = tuple(int(c) for c in deck)
         rules = self.rules
         if rules.staged_deal:
             self._give(0, FIRST_STAGE_CARDS)
@@ -327,6 +332,7 @@ class HandState:
 
     def apply_draw(self, card: int) -> None:
         """R1.4: all followed suit for five tricks; the drawn card's suit is trump."""
+        card = operator.index(card)
         if self.phase != Phase.DRAW:
             raise IllegalMoveError(
                 "draw:" + card_text(card) if 0 <= card < NUM_CARDS else f"draw:{card}",
@@ -349,12 +355,19 @@ class HandState:
 
     # ------------------------------------------------------------------ decisions
     def apply_action(self, action: int) -> None:
-        """Apply the decision ``action`` (see :mod:`dehla_env.actions`) of the seat to act."""
+        """Apply the decision ``action`` (see :mod:`dehla_env.actions`) of the seat to act.
+
+        Any integer type is accepted (``np.int64`` from a mask, say)."""
+        if type(action) is not int:
+            try:
+                action = operator.index(action)
+            except TypeError:
+                raise IllegalMoveError(repr(action), self.to_act, "not an action id", "R5") from None
         phase = self.phase
         if phase == Phase.PLAY and 0 <= action < NUM_CARDS:
             self._play_card(action)
             return
-        if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+        if not 0 <= action < NUM_ACTIONS:
             raise IllegalMoveError(str(action), self.to_act, "no such action", "R5")
         text = action_text(action)
         if phase == Phase.DONE:

@@ -143,7 +143,7 @@ class MatchState:
             text = action_text(action) if isinstance(action, int) and 0 <= action < NUM_ACTIONS else str(action)
             raise IllegalMoveError(text, None, f"the match is over (winner {self.winner})", "R5")
         hand = self.hand
-        hand.apply_action(action)
+        hand.apply_action(action)  # accepts any integer type, validates first (R5)
         if hand.phase == Phase.DONE:
             self._score(hand)
 

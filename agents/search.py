@@ -1,0 +1,419 @@
+"""``search``: an information-fair Monte Carlo search bot (PIMC).
+
+For each decision the bot samples ``k`` deals of the hidden cards consistent with its
+own :class:`~dehla_env.view.PlayerView` (:mod:`agents.sampler`: hand sizes, played
+cards, known voids, the staged deal, a hidden closed trump), and scores every legal
+action in every sampled world:
+
+* **exactly** with the open-hands solver (:mod:`agents.solver`) when the world is
+  solvable and at most ``depth`` tricks are left (the trick in progress included);
+* otherwise by **playing out** the world with a policy, every seat, until that point
+  is reached, then solving. The playout policy is ``playout=greedy`` (default: a fast
+  rule on the raw engine state, see :func:`greedy_action`) or any agent spec
+  (``playout=hard``, later ``playout=policy:PATH``), which is then asked on views built
+  in the sampled world. Positions the solver does not take (R1.4 staged deal before
+  its second stage, R2.4c closed trump chosen but hidden, R2.4c/d trump still to be
+  chosen) are played out too; the R1.4 draw is drawn uniformly.
+
+The score of an action in one world is the hand's outcome for the bot's side (win 1,
+no winner 0.5, loss 0) plus a small tie-break by the side's margin in the ruleset's
+units (tens, points, tricks); the action with the best mean over the worlds is played,
+ties going to the hard bot's choice, else the lowest card. The same worlds serve every
+action (common random numbers). Cards equivalent from the seat's point of view (no
+unseen card and no card of the trick between them, a ten never merged with a non-ten
+where tens score) are scored once.
+
+Bids (R4.2) and the trump decisions at the start of a hand (R1.4 chosen, R2.4b, R3.1,
+four passes in R4.2) are left to the hard bot, and so is every decision with six
+players (R2.8). The R2.4c/d trump choice of the first void seat is searched.
+
+Options (``search:k=16,depth=5,budget_ms=100,playout=greedy``):
+
+``k``          worlds sampled per decision (default 16)
+``depth``      solve exactly when at most this many tricks are left (default 5)
+``budget_ms``  stop sampling once a decision has taken this long (at least one world
+               is always scored; default: no limit, fully deterministic)
+``playout``    ``greedy`` or an agent spec for the playouts (default ``greedy``)
+
+The bot reads only its view: the worlds come from the view and the bot's own
+generator, so re-dealing the hidden cards consistently changes nothing it does
+(``tests/test_search.py``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from dehla_env.actions import TRUMP_OFFSET
+from dehla_env.cards import SUIT_MASKS, TEN_RANK, TENS_MASK
+from dehla_env.engine.hand import HandState, Phase
+from dehla_env.rules import Rules
+from dehla_env.view import PlayerView
+
+from .base import Agent
+from .heuristic import HardAgent
+from .registry import make_agent, register
+from .sampler import WorldSampler, match_for, view_in_world
+from .solver import (
+    M_COURT,
+    M_DEHLA,
+    M_POINTS,
+    M_TENS,
+    Solver,
+    hand_winner,
+    objective_mode,
+    position_of,
+    result_cuts,
+    solvable,
+)
+
+TIE_WEIGHT = 0.01  # weight of the margin tie-break next to win 1 / no winner 0.5 / loss 0
+
+
+def tricks_left(hand: HandState) -> int:
+    """Tricks not yet completed, the one in progress included."""
+    return hand.rules.num_tricks - len(hand.trick_winners)
+
+
+def outcome_score(hand: HandState, lo: float, side: int, hi: float | None = None) -> float:
+    """The score for ``side`` of the hand once side 0 gains a future value in
+    ``[lo, hi]`` (solver units; an interval no result cut splits, see
+    :func:`agents.solver.result_cuts`; ``hi`` defaults to ``lo``; 0 for a finished
+    hand). Win 1, no winner 0.5, loss 0, plus ``TIE_WEIGHT`` times the side's margin
+    at the middle of the interval, scaled to [-1, 1]."""
+    winner = hand_winner(hand, int(lo))
+    base = 0.5 if winner is None else (1.0 if winner == side else 0.0)
+    future0 = lo if hi is None else (lo + hi) / 2
+    mode = objective_mode(hand.rules)
+    if mode in (M_DEHLA, M_TENS):
+        a = hand.tens[0] + future0
+        margin = (2 * a - 4) / 4
+    elif mode == M_POINTS:
+        a = hand.cards_won[0] + hand.tens[0] + future0
+        margin = (2 * a - 56) / 56
+    elif mode == M_COURT:
+        margin = (hand.tricks[0] + future0 - 3.5) / 7
+    else:
+        a = hand.tricks[0] + future0
+        margin = (2 * a - 13) / 13
+    return base + TIE_WEIGHT * (margin if side == 0 else -margin)
+
+
+# ---------------------------------------------------------------------- greedy playout
+def greedy_action(hand: HandState) -> int:
+    """A fast playout rule on the raw state of a sampled world (every hand is known in
+    it): win the trick with the cheapest card no later opponent can beat; with the
+    trick safe for the side, throw a ten on it where tens score (with the R1.5 middle:
+    only when the trick takes the pile), else play low; lead
+    a sure winner if there is one, else the lowest card, keeping tens. Trump choices:
+    the longest suit."""
+    seat = hand.to_act
+    h = hand.hands[seat]
+    if hand.phase == Phase.TRUMP:
+        return TRUMP_OFFSET + max(range(4), key=lambda s: ((h & SUIT_MASKS[s]).bit_count(), s))
+    tens_matter = hand.rules.tens_scoring
+    trump = hand.trump
+    pending = trump < 0 and hand.trump_suit < 0 and hand.rules.trump == "first-void"
+    hands = hand.hands
+    cards = hand.trick_cards
+    n = len(cards)
+    later = [(seat + i) & 3 for i in range(1, 4 - n)]
+    opp_later = [s for s in later if (s ^ seat) & 1]
+    if n == 0:
+        # lead: a sure winner (highest live card of its suit nobody can trump), else low
+        best = -1
+        for s in range(4):
+            mine = h & SUIT_MASKS[s]
+            if not mine:
+                continue
+            top = mine.bit_length() - 1
+            if _holds(top, s, trump, pending, opp_later, hands):
+                best = top if best < 0 or (top % 13) < (best % 13) else best
+        if best >= 0:
+            return best
+        return _lowest(h, tens_matter, trump)
+    led = cards[0] // 13
+    follow = h & SUIT_MASKS[led]
+    legal = follow or h
+    wi = _winner_index(cards, trump)
+    wcard = cards[wi]
+    wseat = hand.trick_seats[wi]
+    if not follow and pending:
+        # R1.4 / R2.4a: our card makes trump and wins for now: our longest suit, low
+        s = max(range(4), key=lambda x: ((h & SUIT_MASKS[x]).bit_count(), x))
+        return _lowest(h & SUIT_MASKS[s], tens_matter, -1)
+    partner_wins = not ((wseat ^ seat) & 1)
+    if partner_wins and _holds(wcard, led, trump, pending, opp_later, hands):
+        # a ten on a trick our side wins; with the middle (R1.5) only if it takes now
+        taken = (
+            not hand.rules.has_middle
+            or hand.last_winner == wseat
+            or len(hand.trick_winners) + 1 == hand.rules.num_tricks
+        )
+        if tens_matter and taken:
+            ten = legal & TENS_MASK
+            if ten:
+                return ten.bit_length() - 1
+        return _lowest(legal, tens_matter, trump)
+    # cheapest card that wins and holds
+    wsuit = wcard // 13
+    m = legal
+    best = -1
+    best_key = 99
+    while m:
+        b = m & -m
+        m ^= b
+        c = b.bit_length() - 1
+        s = c // 13
+        if ((s == wsuit and c > wcard) or (s == trump and wsuit != trump)) and _holds(
+            c, led, trump, pending, opp_later, hands
+        ):
+            key = (c % 13) + (13 if s == trump else 0)
+            if key < best_key:
+                best, best_key = c, key
+    if best >= 0:
+        return best
+    return _lowest(legal, tens_matter, trump)
+
+
+def _winner_index(cards: list[int], trump: int) -> int:
+    best_i = 0
+    best = cards[0]
+    for i in range(1, len(cards)):
+        c = cards[i]
+        if (c // 13 == best // 13 and c > best) or (c // 13 == trump and best // 13 != trump):
+            best_i, best = i, c
+    return best_i
+
+
+def _holds(card: int, led: int, trump: int, pending: bool, opponents: list[int], hands: list[int]) -> bool:
+    """Would ``card`` (winning now) still win after ``opponents`` play (full knowledge)?"""
+    s = card // 13
+    above = SUIT_MASKS[s] & ~((2 << card) - 1)
+    for o in opponents:
+        ho = hands[o]
+        if ho & SUIT_MASKS[led]:
+            if s == led and ho & above:
+                return False  # follows with a higher card
+        elif pending:
+            return False  # R1.4 / R2.4a: its card makes trump and wins
+        elif s == trump:
+            if ho & above:
+                return False  # over-trumps
+        elif trump >= 0 and ho & SUIT_MASKS[trump]:
+            return False  # trumps
+    return True
+
+
+def _lowest(mask: int, tens_matter: bool, trump: int) -> int:
+    """The lowest card by rank, a non-trump before a trump, a ten only if nothing else."""
+    best = -1
+    best_key = 99
+    m = mask
+    while m:
+        b = m & -m
+        m ^= b
+        c = b.bit_length() - 1
+        key = (c % 13) + (13 if c // 13 == trump else 0) + (40 if tens_matter and c % 13 == TEN_RANK else 0)
+        if key < best_key:
+            best, best_key = c, key
+    return best
+
+
+# ---------------------------------------------------------------------- the agent
+class SearchAgent(Agent):
+    """Perfect-information Monte Carlo over uniformly sampled consistent deals."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        rules: Rules,
+        k: int = 16,
+        depth: int = 5,
+        budget_ms: float | None = None,
+        playout: str = "greedy",
+        seed: int | None = None,
+        exact: bool = False,
+    ) -> None:
+        super().__init__(seed)
+        if k < 1 or depth < 0:
+            raise ValueError("search needs k >= 1 and depth >= 0")
+        self.rules = rules
+        self.k = k
+        self.depth = depth
+        self.budget_ms = budget_ms
+        self.playout = playout
+        self.exact = exact
+        child = None if seed is None else int(np.random.SeedSequence([seed, 1]).generate_state(1)[0])
+        self.fallback = HardAgent(child)
+        self.policy: Agent | None = None if playout == "greedy" else make_agent(playout, rules, child)
+        if isinstance(self.policy, HardAgent):
+            self.policy.samples = 0  # its own sampling would nest worlds in worlds
+        self.solver = Solver(rules) if rules.players == 4 else None
+        self.last_scores: dict[int, float] = {}
+        self.last_worlds = 0
+
+    def seed(self, seed: int | None) -> None:
+        super().seed(seed)
+        child = None if seed is None else int(np.random.SeedSequence([seed, 1]).generate_state(1)[0])
+        self.fallback.seed(child)
+        if self.policy is not None:
+            self.policy.seed(child)
+
+    # ------------------------------------------------------------------ decisions
+    def searchable(self, view: PlayerView) -> bool:
+        """Card play, and the R2.4c/d trump choice of the first void seat."""
+        if view.num_players != 4:
+            return False
+        if view.phase == Phase.PLAY:
+            return True
+        return view.phase == Phase.TRUMP and view.rules.name == "dehla-direct" and bool(view.trick)
+
+    def act(self, view: PlayerView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        if not self.searchable(view):
+            return self.fallback.act(view)
+        start = time.perf_counter()
+        groups = self.action_groups(view)
+        reps = [g[0] for g in groups]
+        totals = dict.fromkeys(reps, 0.0)
+        sampler = WorldSampler(view)
+        worlds = 0
+        for _ in range(self.k):
+            world = sampler.world(sampler.sample(self.rng))
+            for a, v in self.evaluate(world, reps, view).items():
+                totals[a] += v
+            worlds += 1
+            if self.budget_ms is not None and (time.perf_counter() - start) * 1000.0 >= self.budget_ms:
+                break
+        self.last_worlds = worlds
+        self.last_scores = {a: totals[g[0]] / worlds for g in groups for a in g}
+        top = max(totals.values())
+        tied = [a for a in reps if totals[a] >= top - 1e-9]
+        if len(tied) == 1:
+            return tied[0]
+        members = {a: g[0] for g in groups for a in g}
+        hint = self.fallback.act(view)
+        if members.get(hint) in tied:
+            return hint
+        return min(tied, key=lambda a: (a % 13, a))
+
+    def action_groups(self, view: PlayerView) -> list[list[int]]:
+        """Legal actions grouped into classes equivalent in every consistent world."""
+        legal = list(view.legal_actions)
+        if view.phase != Phase.PLAY:
+            return [[a] for a in legal]
+        live = ((1 << 52) - 1) & ~_played_mask(view)  # cards in some hand
+        trick = 0
+        for _s, c in view.trick:
+            trick |= 1 << c
+        others = (live & ~view.hand_mask) | trick
+        tens_matter = view.rules.tens_scoring
+        groups: list[list[int]] = []
+        prev = -2
+        for c in sorted(legal):
+            if (
+                prev >= 0
+                and c // 13 == prev // 13
+                and not others & ((1 << c) - (2 << prev))
+                and not (tens_matter and (c % 13 == TEN_RANK or prev % 13 == TEN_RANK))
+            ):
+                groups[-1].append(c)
+            else:
+                groups.append([c])
+            prev = c
+        return groups
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, world: HandState, actions: list[int], view: PlayerView) -> dict[int, float]:
+        """Score of each action in one sampled world."""
+        side = view.seat & 1
+        solver = self.solver
+        assert solver is not None
+        if solvable(world) and tricks_left(world) <= self.depth:
+            pos = position_of(world)
+            if self.exact:
+                vals = solver.move_values(pos)
+                return {a: outcome_score(world, vals[a], side) for a in actions}
+            bounds = solver.move_intervals(pos, result_cuts(world))
+            return {a: outcome_score(world, bounds[a][0], side, bounds[a][1]) for a in actions}
+        out = {}
+        for a in actions:
+            w = world.clone()
+            w.apply_action(a)
+            out[a] = self.rollout(w, side, view)
+        return out
+
+    def rollout(self, w: HandState, side: int, view: PlayerView) -> float:
+        """Play ``w`` out with the playout policy until it can be solved within the
+        depth (or ends); the score for ``side``."""
+        solver = self.solver
+        assert solver is not None
+        match = None
+        policy = self.policy
+        rng = self.rng
+        depth = self.depth
+        while True:
+            phase = w.phase
+            if phase == Phase.DONE:
+                return outcome_score(w, 0, side)
+            if phase == Phase.DRAW:
+                candidates = w.draw_candidates()
+                w.apply_draw(candidates[int(rng.integers(len(candidates)))])  # R1.4: uniform
+                continue
+            if phase == Phase.PLAY and tricks_left(w) <= depth and solvable(w):
+                pos = position_of(w)
+                if self.exact:
+                    return outcome_score(w, solver.value(pos), side)
+                lo, hi = solver.interval(pos, result_cuts(w))
+                return outcome_score(w, lo, side, hi)
+            if policy is None:
+                action = greedy_action(w)
+            else:
+                if match is None:
+                    match = match_for(w, view)
+                action = policy.act(view_in_world(match, w.to_act))
+            w.apply_action(action)
+
+
+def _played_mask(view: PlayerView) -> int:
+    m = 0
+    for _leader, cards, _w in view.history:
+        for c in cards:
+            m |= 1 << c
+    for _s, c in view.trick:
+        m |= 1 << c
+    return m
+
+
+def _int(params: dict[str, str], key: str, default: int) -> int:
+    return int(params[key]) if key in params else default
+
+
+def _factory(rules: Rules, params: dict[str, str], seed: int | None) -> Agent:
+    known = {"k", "depth", "budget_ms", "playout", "exact"}
+    unknown = set(params) - known
+    if unknown:
+        raise ValueError(
+            f"search: unknown parameter(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}"
+        )
+    budget = float(params["budget_ms"]) if params.get("budget_ms") not in (None, "", "none") else None
+    return SearchAgent(
+        rules,
+        k=_int(params, "k", 16),
+        depth=_int(params, "depth", 5),
+        budget_ms=budget,
+        playout=params.get("playout", "greedy"),
+        seed=seed,
+        exact=params.get("exact", "0").lower() in ("1", "true", "yes"),
+    )
+
+
+register("search", _factory)
+
+__all__ = ["SearchAgent", "greedy_action", "outcome_score", "tricks_left"]

@@ -1,0 +1,304 @@
+"""The arena (duplicate deals, workers, modes, round robin, plot) and its statistics."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.arena import (
+    agent_seed,
+    deal_deck,
+    main,
+    run_duel,
+    run_round_robin,
+    seat_specs,
+)
+from agents.stats import (
+    bootstrap_ci,
+    bradley_terry,
+    elo_scale,
+    fit_ratings,
+    format_table,
+    mean_ci,
+    paired_mean_ci,
+    ratio_ci,
+    z_value,
+)
+from dehla_env.rules import make_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+JSON_KEYS = {
+    "win_rate",
+    "ci_low",
+    "ci_high",
+    "deals",
+    "hands",
+    "tens_diff",
+    "seconds",
+    "rules",
+    "options",
+    "a",
+    "b",
+    "seed",
+    "points_diff",
+    "kots_a",
+    "kots_b",
+}
+
+# every ruleset family, short matches for match mode
+CONFIGS = [
+    ("dehla", {}),
+    ("dehla", {"trump": "chosen"}),
+    ("dehla-direct", {}),
+    ("dehla-direct", {"trump": "closed"}),
+    ("dehla-direct", {"trump": "open", "match": "points"}),
+    ("dehla-direct", {"trump": "named", "scoring": "double-sar"}),
+    ("dehla-direct", {"players": 6, "scoring": "tricks"}),
+    ("court-piece", {}),
+    ("coat-pees", {}),
+]
+SHORT = {"dehla": {"kots": 1, "max_hands": 3}, "dehla-direct": {"max_hands": 3}, "court-piece": {"points": 2}}
+
+
+# ---------------------------------------------------------------------- command line
+def test_cli_json_last_line(capsys):
+    args = ["--rules", "dehla", "--a", "easy", "--b", "random", "--deals", "6", "--seed", "7"]
+    assert main([*args, "--json", "--quiet", "--workers", "1"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    data = json.loads(out[-1])
+    assert set(data) >= JSON_KEYS
+    assert data["deals"] == 6 and data["hands"] == 12
+    assert data["rules"] == "dehla" and data["options"]["trump"] == "first-void"
+    assert data["a"] == "easy" and data["b"] == "random" and data["seed"] == 7
+    assert data["ci_low"] <= data["win_rate"] <= data["ci_high"]
+    assert "match_win_rate" not in data
+
+
+def test_cli_subprocess_options_partner_and_match_mode():
+    cmd = [sys.executable, "-m", "agents.arena", "--rules", "dehla", "--option", "kots=1", "--option", "max_hands=2"]
+    cmd += ["--a", "easy", "--b", "random", "--partner", "random", "--deals", "4", "--seed", "3", "--json"]
+    cmd += ["--quiet", "--workers", "2", "--mode", "match"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert set(data) >= JSON_KEYS | {"match_win_rate"}
+    assert data["options"] == {"trump": "first-void", "kots": 1, "max_hands": 2}
+    assert data["partner_a"] == "random" and data["partner_b"] is None
+    assert data["mode"] == "match" and 0.0 <= data["match_win_rate"] <= 1.0
+    assert 8 <= data["hands"] <= 16  # 2 games x 4 deals x 1..2 hands
+
+
+def test_cli_table_and_errors(capsys):
+    assert main(["--a", "random", "--b", "easy", "--deals", "3", "--quiet", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "A hand win rate" in out and "95% interval" in out and "kots A-B" in out
+    with pytest.raises(SystemExit):
+        main(["--a", "nonsense", "--deals", "2", "--quiet"])
+    with pytest.raises(SystemExit):
+        main(["--option", "kots=0", "--deals", "2", "--quiet"])
+
+
+# ---------------------------------------------------------------------- duplicate deals
+def test_seats_and_seeds():
+    assert seat_specs(4, 0, "A", "B") == ["A", "B", "A", "B"]
+    assert seat_specs(4, 1, "A", "B") == ["B", "A", "B", "A"]
+    assert seat_specs(4, 0, "A", "B", "pa", "pb") == ["A", "B", "pa", "pb"]
+    assert seat_specs(4, 1, "A", "B", "pa", None) == ["B", "A", "B", "pa"]
+    assert seat_specs(6, 1, "A", "B", "pa", "pb") == ["B", "A", "pb", "pa", "pb", "pa"]
+    rules = make_rules("dehla")
+    assert deal_deck(rules, 7, 3) == deal_deck(rules, 7, 3)
+    assert deal_deck(rules, 7, 3) != deal_deck(rules, 7, 4)
+    assert sorted(deal_deck(rules, 7, 3)) == list(range(52))
+    six = make_rules("dehla-direct", players=6)
+    assert sorted(deal_deck(six, 1, 0)) == sorted(list(range(52)) * 3)
+    assert agent_seed(7, 3, 0) == agent_seed(7, 3, 0) != agent_seed(7, 3, 1)
+
+
+def test_reproducible_and_independent_of_workers():
+    rules = make_rules("dehla")
+    one = run_duel(rules, "medium", "easy", 24, seed=5, workers=1)
+    again = run_duel(rules, "medium", "easy", 24, seed=5, workers=1)
+    two = run_duel(rules, "medium", "easy", 24, seed=5, workers=2)
+    assert one.records == again.records == two.records
+    assert one.as_dict()["win_rate"] == two.as_dict()["win_rate"]
+    other = run_duel(rules, "medium", "easy", 24, seed=6, workers=1)
+    assert other.records != one.records
+
+
+@pytest.mark.parametrize("spec", ["random", "easy", "medium"])
+def test_agent_against_itself_is_exactly_even(spec):
+    """Same spec, same seat seeds, same cards: the two games mirror each other."""
+    d = run_duel(make_rules("dehla"), spec, spec, 20, seed=2)
+    assert d.win_rate.value == 0.5 and d.win_rate.contains(0.5)
+    assert d.tens_diff.value == 0.0
+    assert d.kots_a == d.kots_b
+
+
+def test_random_vs_random_with_different_partners_is_even_within_ci():
+    d = run_duel(make_rules("dehla-direct"), "random", "random", 200, seed=4, partner_a="random", partner_b="random")
+    assert d.win_rate.contains(0.5)
+    assert abs(d.win_rate.value - 0.5) < 1e-12  # still mirrored: partner specs equal
+
+
+def test_easy_beats_random_and_figures_are_consistent():
+    d = run_duel(make_rules("dehla"), "easy", "random", 120, seed=1)
+    assert d.deals == 120 and d.hands == 240
+    assert d.win_rate.value > 0.5
+    assert d.tens_diff.value > 0  # winning dehla hands is taking tens
+    data = d.as_dict()
+    assert data["tens_diff_ci"][0] <= data["tens_diff"] <= data["tens_diff_ci"][1]
+    assert set(data["decisions_per_second"]) == {"easy", "random"}
+    assert data["decisions"] == sum(r.decisions for r in d.records) > 0
+    boot = d.win_rate_bootstrap()
+    assert abs(boot.low - d.win_rate.low) < 0.03 and abs(boot.high - d.win_rate.high) < 0.03
+
+
+@pytest.mark.parametrize(("name", "options"), CONFIGS)
+def test_every_ruleset_both_modes(name, options):
+    rules = make_rules(name, options)
+    d = run_duel(rules, "easy", "random", 4, seed=9)
+    assert d.hands == 8 and 0.0 <= d.win_rate.value <= 1.0
+    short = dict(options)
+    short.update(SHORT.get(name, {}))
+    if name == "coat-pees":
+        short["gap"] = 10
+    m = run_duel(make_rules(name, short), "easy", "random", 2, seed=9, mode="match")
+    assert m.match_win_rate is not None and 0.0 <= m.match_win_rate.value <= 1.0
+    assert m.hands >= 4
+    assert "match_win_rate" in m.as_dict()
+
+
+def test_match_mode_decks_are_shared_by_both_games():
+    """Match mode: hand k of both games comes from the same deck stream."""
+    rules = make_rules("dehla", kots=1, max_hands=2)
+    a = run_duel(rules, "easy", "easy", 10, seed=3, mode="match")
+    assert a.match_win_rate is not None and a.match_win_rate.value == 0.5  # mirrored exactly
+
+
+# ---------------------------------------------------------------------- round robin and plot
+def test_round_robin_ratings_matrix_and_plot(tmp_path):
+    rules = make_rules("dehla")
+    rr = run_round_robin(rules, ["easy", "random", "medium"], deals=40, seed=3, workers=2, n_boot=50)
+    assert set(rr.duels) == {(0, 1), (0, 2), (1, 2)}
+    m = rr.matrix()
+    assert np.isnan(m[0, 0]) and abs(m[0, 1] + m[1, 0] - 1.0) < 1e-12
+    assert rr.ratings.names[rr.ratings.order()[-1]] == "random"
+    assert rr.duels[(0, 1)].records == run_duel(rules, "easy", "random", 40, seed=3).records  # same deals, seeds
+    for i in range(3):
+        assert rr.ratings.low[i] <= rr.ratings.elo[i] <= rr.ratings.high[i]
+    assert abs(sum(rr.ratings.elo)) < 1e-6
+    text = rr.table()
+    assert "Bradley-Terry" in text and "random" in text
+    out = tmp_path / "ladder.png"
+    rr.plot(str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_round_robin_json_and_plot(tmp_path, capsys):
+    out = tmp_path / "rr.png"
+    args = ["--agents", "easy,random", "--deals", "8", "--seed", "1", "--workers", "1", "--quiet", "--json"]
+    assert main(args + ["--bootstrap", "20", "--plot", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert data["agents"] == ["easy", "random"] and set(data["ratings"]) == {"easy", "random"}
+    assert len(data["pairs"]) == 1 and data["pairs"][0]["deals"] == 8
+    assert out.exists() and out.stat().st_size > 1000
+    duel_plot = tmp_path / "duel.png"
+    assert main(["--a", "easy", "--b", "random", "--deals", "4", "--quiet", "--plot", str(duel_plot)]) == 0
+    assert duel_plot.exists()
+
+
+# ---------------------------------------------------------------------- statistics
+def test_z_value_and_mean_ci():
+    assert abs(z_value(0.95) - 1.959964) < 1e-5
+    rng = np.random.default_rng(0)
+    covered = 0
+    for _ in range(200):
+        x = rng.normal(3.0, 2.0, size=100)
+        covered += mean_ci(x).contains(3.0)
+    assert 180 <= covered <= 198  # ~95% coverage
+    e = mean_ci([1.0, 1.0, 1.0])
+    assert e.value == e.low == e.high == 1.0
+
+
+def test_paired_ci_uses_the_pair_as_unit():
+    rng = np.random.default_rng(1)
+    deal_effect = rng.normal(0.0, 1.0, size=400)  # shared by both games of a deal
+    first = deal_effect + rng.normal(0.2, 0.1, size=400)
+    second = -deal_effect + rng.normal(0.2, 0.1, size=400)  # sides swapped: the deal effect flips
+    paired = paired_mean_ci(first, second)
+    naive = mean_ci(np.concatenate([first, second]))
+    assert paired.contains(0.2) and abs(paired.value - naive.value) < 1e-12
+    assert paired.high - paired.low < 0.2 * (naive.high - naive.low)  # duplicate deals cancel the luck
+    with pytest.raises(ValueError):
+        paired_mean_ci([1.0, 2.0], [1.0])
+
+
+def test_ratio_ci_matches_mean_ci_for_equal_denominators_and_bootstrap_agrees():
+    rng = np.random.default_rng(2)
+    wins = rng.integers(0, 3, size=300).astype(float)
+    games = np.full(300, 2.0)
+    r = ratio_ci(wins, games)
+    m = mean_ci(wins / 2.0)
+    assert abs(r.value - m.value) < 1e-12 and abs(r.se - m.se) < 1e-12
+    b1 = bootstrap_ci(wins, games, n_boot=1000, seed=4)
+    b2 = bootstrap_ci(wins, games, n_boot=1000, seed=4)
+    assert b1 == b2
+    assert abs(b1.low - r.low) < 0.02 and abs(b1.high - r.high) < 0.02
+    # unequal denominators (whole matches): coverage of the true share
+    covered = 0
+    for _ in range(100):
+        g = rng.integers(2, 12, size=200)
+        w = rng.binomial(g, 0.6)
+        covered += ratio_ci(w, g).contains(0.6)
+    assert covered >= 88
+
+
+def test_bradley_terry_recovers_order_and_scale():
+    true = np.array([8.0, 4.0, 2.0, 1.0])
+    rng = np.random.default_rng(5)
+    k = len(true)
+    wins = np.zeros((k, k))
+    for i in range(k):
+        for j in range(k):
+            if i < j:
+                n = 4000
+                w = rng.binomial(n, true[i] / (true[i] + true[j]))
+                wins[i, j], wins[j, i] = w, n - w
+    p = bradley_terry(wins)
+    assert list(np.argsort(-p)) == [0, 1, 2, 3]
+    assert np.allclose(p / p[-1], true / true[-1], rtol=0.1)
+    elo = elo_scale(p)
+    assert abs(elo[0] - elo[1] - 400 * np.log10(2)) < 30
+    # a clean sweep stays finite thanks to the prior
+    sweep = np.array([[0.0, 10.0], [0.0, 0.0]])
+    assert np.all(np.isfinite(bradley_terry(sweep)))
+
+
+def test_fit_ratings_bootstrap_intervals():
+    rng = np.random.default_rng(6)
+    strengths = {0: 3.0, 1: 1.5, 2: 1.0}
+    deals = 300
+    pairs = {}
+    for i in range(3):
+        for j in range(i + 1, 3):
+            p = strengths[i] / (strengths[i] + strengths[j])
+            pairs[(i, j)] = (rng.binomial(2, p, size=deals).astype(float), np.full(deals, 2.0))
+    r = fit_ratings(["x", "y", "z"], pairs, n_boot=100, seed=1)
+    assert r.order() == [0, 1, 2]
+    true_elo = elo_scale(np.array([3.0, 1.5, 1.0]))
+    for i in range(3):
+        assert r.low[i] - 40 <= true_elo[i] <= r.high[i] + 40
+    assert r == fit_ratings(["x", "y", "z"], pairs, n_boot=100, seed=1)
+    assert "95% interval" in r.table()
+
+
+def test_format_table():
+    text = format_table(["name", "x"], [["a", 1.5], ["bbb", 22]])
+    lines = text.splitlines()
+    assert lines[0].startswith("name") and set(lines[1]) <= {"-", " "}
+    assert lines[2].endswith("1.5") and lines[3].startswith("bbb")
