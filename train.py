@@ -402,7 +402,11 @@ def critic_input(obs: torch.Tensor, crit: torch.Tensor, privileged: bool) -> tor
 
 
 def ppo_update(
-    policy: PolicyNet, critic: ValueNet, opt: torch.optim.Optimizer, batch: dict[str, np.ndarray], a: Args,
+    policy: PolicyNet,
+    critic: ValueNet,
+    opt: torch.optim.Optimizer,
+    batch: dict[str, np.ndarray],
+    a: Args,
     gen: torch.Generator,
 ) -> dict[str, float]:
     obs = torch.from_numpy(batch["obs"]).float()
@@ -416,7 +420,13 @@ def ppo_update(
     ret = torch.from_numpy(adv_np + values).float()
     adv = torch.from_numpy(adv_np).float()
     n = len(act)
-    stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clipfrac": []}
+    stats: dict[str, list[float]] = {
+        "policy_loss": [],
+        "value_loss": [],
+        "entropy": [],
+        "approx_kl": [],
+        "clipfrac": [],
+    }
     for _ in range(a.update_epochs):
         perm = torch.randperm(n, generator=gen)
         for start in range(0, n, a.minibatch_size):
@@ -448,8 +458,13 @@ def ppo_update(
 
 
 def imitation_fit(
-    policy: PolicyNet, critic: ValueNet, opt: torch.optim.Optimizer, data: dict[str, np.ndarray], a: Args,
-    gen: torch.Generator, writer: SummaryWriter,
+    policy: PolicyNet,
+    critic: ValueNet,
+    opt: torch.optim.Optimizer,
+    data: dict[str, np.ndarray],
+    a: Args,
+    gen: torch.Generator,
+    writer: SummaryWriter,
 ) -> None:
     obs = torch.from_numpy(data["obs"]).float()
     crit = torch.from_numpy(data["crit"]).float()

@@ -10,6 +10,7 @@ from .engine import CHANCE, TERMINAL, HandState, MatchState, Phase
 from .env import env, raw_env
 from .errors import IllegalMoveError
 from .rules import PRESETS, Rules, RulesError, make_rules
+from .vector import vector_env
 from .view import PlayerView, view_of
 from .wrappers import SingleAgentEnv, register_envs  # registers the gymnasium ids on import
 
@@ -36,5 +37,6 @@ __all__ = [
     "parse_card",
     "raw_env",
     "register_envs",
+    "vector_env",
     "view_of",
 ]

@@ -229,14 +229,9 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         policy = self._policies[seat]
         match = self.raw.match
         assert match is not None and policy is not None
-        if type(policy).__name__ == "RandomAgent" and type(policy).__module__ == "agents.base":
-            # RandomAgent.act reads only view.legal_actions: the same draw without a view
-            legal = match.legal_actions()
-            return legal[int(policy.rng.integers(len(legal)))]
         view = view_of(match, seat)
-        if hasattr(policy, "act"):
-            return policy.act(view)
-        return policy(view)
+        act = getattr(policy, "act", None)
+        return int(act(view)) if act is not None else int(policy(view))  # type: ignore[operator]
 
     def _advance(self) -> None:
         """Play the other seats until a learner seat must act or the episode ends."""

@@ -1,1 +1,47 @@
-"""Batched (vectorised numpy) engine and vector environment."""
+"""The batched (vectorised numpy) engine and the vector environment.
+
+Many independent games of one ruleset advance in lockstep with array operations; the
+legality, outcomes and observations are those of the reference engine
+(:mod:`dehla_env.engine`) and env (:mod:`dehla_env.env`), checked by
+``tests/test_vector_equivalence.py``.
+
+==========================  =========================================================
+:func:`vector_env`          ``vector_env(rules="dehla", num_envs=N, seed=S, **options)``
+                            -> :class:`VectorEnv` (see :mod:`dehla_env.vector.env`)
+:class:`BatchEngine`        the batched hand state machine (:mod:`.engine`)
+:class:`BatchObserver`      flat observations for any (game, seat) (:mod:`.observe`)
+:class:`LearnerVectorEnv`   the learner plays some seats, batched policies the rest
+                            (:mod:`.wrappers`)
+policies                    :class:`RandomPolicy`, :class:`EasyPolicy`,
+                            :class:`HardPolicy`, :class:`TorchPolicy`
+                            (:mod:`.policies`): ``policy(obs, mask) -> actions``
+:func:`replay_records`      R6 conformance records through the batched engine
+                            (:mod:`.replay`)
+==========================  =========================================================
+
+Every ruleset is supported: ``dehla`` (first-void and chosen trump), ``dehla-direct``
+(every trump, scoring and match option, four or six players), ``court-piece`` and
+``coat-pees``.
+"""
+
+from .engine import BatchEngine
+from .env import VectorEnv, vector_env
+from .observe import BatchObserver
+from .policies import EasyPolicy, HardPolicy, RandomPolicy, TorchPolicy, make_policy, random_legal
+from .replay import replay_records
+from .wrappers import LearnerVectorEnv
+
+__all__ = [
+    "BatchEngine",
+    "BatchObserver",
+    "EasyPolicy",
+    "HardPolicy",
+    "LearnerVectorEnv",
+    "RandomPolicy",
+    "TorchPolicy",
+    "VectorEnv",
+    "make_policy",
+    "random_legal",
+    "replay_records",
+    "vector_env",
+]

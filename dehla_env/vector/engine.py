@@ -14,20 +14,21 @@ produce them from a caller's generator. The engine never validates a decision (t
 callers check actions against :meth:`legal_mask`); it only plays one hand per game:
 the match (dealer rotation, kots, streaks, points) is not batched.
 
-State layout (``n`` players, ``N`` games). Per-seat card arrays are stored *doubled*,
-``(N, 2n, 52)`` with row ``n + s`` a copy of row ``s``, so that the rows of every
-seat seen from observer ``o`` (relative seats ``0..n-1``) are one contiguous window
-starting at row ``o``: the observation encoder gathers them with one strided copy.
+State layout (``n`` players, ``N`` games). The per-seat arrays that the observation
+shows for every seat (``played2``, ``voids2``, ``bid_code2``, ``counts``) are stored
+*doubled*, ``(N, 2n, ...)`` with row ``n + s`` a copy of row ``s``, so that the rows of
+every seat seen from observer ``o`` (relative seats ``0..n-1``) are one contiguous
+window starting at row ``o``: the observation encoder gathers them with one copy. The
+hot path scatters into flattened views with one index per game.
 
 ======================  ================  =============================================
 array                   shape, dtype      contents
 ======================  ================  =============================================
-``hands2``              (N, 2n, 52) u8    cards held (count per id; 0..3 with R2.8)
+``hands``               (N, n, 52) u8     cards held (count per id; 0..3 with R2.8)
 ``played2``             (N, 2n, 52) u8    cards each seat has played this hand
 ``voids2``              (N, 2n, 4) u8     seat shown void in suit (did not follow)
 ``bid_code2``           (N, 2n) i64       R4.2 bid per seat: 0 none yet, 1 pass, 2+k bid k
-``won2``                (N, 4, 52) u8     cards taken / captured per side (rows 2, 3
-                                          copy 0, 1)
+``won``                 (N, 2, 52) u8     cards taken / captured per side
 ``middle``              (N, 52) u8        R1.5 the middle pile
 ``suitcnt``             (N, n, 4) i16     cards held per seat and suit
 ``counts``              (N, 2n) i64       cards held per seat (doubled)
@@ -71,10 +72,12 @@ CTX_VOID = int(TrumpContext.VOID)
 CTX_ALL_PASS = int(TrumpContext.ALL_PASS)
 
 _CARD_SUIT = np.arange(NUM_CARDS) // 13
+_CARD_RANK = np.arange(NUM_CARDS) % 13
+_IS_TEN = (_CARD_RANK == TEN_RANK).astype(np.int64)
 #: SUIT_SELECT[s] is the cards of suit s; row 4: every card (nothing to follow).
 SUIT_SELECT = np.zeros((5, NUM_CARDS), dtype=bool)
 for _s in range(4):
-    SUIT_SELECT[_s, _CARD_SUIT == _s] = True
+    SUIT_SELECT[_s, _s == _CARD_SUIT] = True
 SUIT_SELECT[4] = True
 #: BID_SELECT[h - 6]: the bid actions (57..84) above a highest bid of ``h`` (6 = none yet).
 BID_SELECT = np.zeros((8, NUM_ACTIONS - BID_OFFSET), dtype=bool)
@@ -119,11 +122,11 @@ class BatchEngine:
         self.trump_phase = self.bidding or self.void_choice or rules.trump in ("chosen", "open") or self.court_piece
         self.all = np.arange(N)
         i64 = np.int64
-        self.hands2 = np.zeros((N, 2 * n, NUM_CARDS), np.uint8)
+        self.hands = np.zeros((N, n, NUM_CARDS), np.uint8)
         self.played2 = np.zeros((N, 2 * n, NUM_CARDS), np.uint8)
         self.voids2 = np.zeros((N, 2 * n, 4), np.uint8)
         self.bid_code2 = np.zeros((N, 2 * n), i64)
-        self.won2 = np.zeros((N, 4, NUM_CARDS), np.uint8)
+        self.won = np.zeros((N, 2, NUM_CARDS), np.uint8)
         self.middle = np.zeros((N, NUM_CARDS), np.uint8)
         self.suitcnt = np.zeros((N, n, 4), np.int16)
         self.counts = np.zeros((N, 2 * n), i64)
@@ -160,12 +163,18 @@ class BatchEngine:
         self.contract_suit = np.full(N, -1, i64)
         self.draw_card = np.full(N, -1, i64)
         # flat views for one-index scatters on the hot path
-        self._hands_flat = self.hands2.reshape(-1)
+        self._hands_flat = self.hands.reshape(-1)
         self._played_flat = self.played2.reshape(-1)
         self._suitcnt_flat = self.suitcnt.reshape(-1)
         self._counts_flat = self.counts.reshape(-1)
         self._trick_flat = self.trick_cards.reshape(-1)
-        self._row_cards = 2 * n * NUM_CARDS
+        self._trick_winners_flat = self.trick_winners.reshape(-1)
+        self._tricks_flat = self.tricks.reshape(-1)
+        self._tens_flat = self.tens.reshape(-1)
+        self._cards_won_flat = self.cards_won.reshape(-1)
+        self._won_flat = self.won.reshape(-1)
+        self._voids_flat = self.voids2.reshape(-1)
+        self._middle_flat = self.middle.reshape(-1)
 
     # ------------------------------------------------------------------ helpers
     def all_in(self, phase: int) -> bool:
@@ -186,7 +195,15 @@ class BatchEngine:
         decks = np.asarray(decks, dtype=np.int64)
         dealers = np.asarray(dealers, dtype=np.int64)
         n = self.n
-        for arr in (self.hands2, self.played2, self.voids2, self.bid_code2, self.won2, self.middle):
+        cleared: tuple[np.ndarray, ...] = (
+            self.hands,
+            self.played2,
+            self.voids2,
+            self.bid_code2,
+            self.won,
+            self.middle,
+        )
+        for arr in cleared:
             arr[g] = 0
         self.best_key[g] = 0
         self.best_seat[g] = -1
@@ -194,7 +211,16 @@ class BatchEngine:
         self.trick_winners[g] = -1
         self.take_cards[g] = 0
         self.deck[g] = decks
-        for arr in (self.tricks, self.tens, self.cards_won, self.ntrick, self.ntricks, self.mid_count, self.mid_tens):
+        zeroed: tuple[np.ndarray, ...] = (
+            self.tricks,
+            self.tens,
+            self.cards_won,
+            self.ntrick,
+            self.ntricks,
+            self.mid_count,
+            self.mid_tens,
+        )
+        for arr in zeroed:
             arr[g] = 0
         for arr in (
             self.led,
@@ -239,12 +265,10 @@ class BatchEngine:
         cards = self.deck[g, start:stop]
         rows = np.broadcast_to(g[:, None], seats.shape)
         if self.packs == 1:
-            self.hands2[rows, seats, cards] += 1
-            self.hands2[rows, seats + n, cards] += 1
+            self.hands[rows, seats, cards] += 1
         else:
-            np.add.at(self.hands2, (rows, seats, cards), 1)
-            np.add.at(self.hands2, (rows, seats + n, cards), 1)
-        held = self.hands2[g, :n].reshape(len(g), n, 4, 13)
+            np.add.at(self.hands, (rows, seats, cards), 1)
+        held = self.hands[g].reshape(len(g), n, 4, 13)
         self.suitcnt[g] = held.sum(axis=3, dtype=np.int16)
         cnt = self.suitcnt[g].sum(axis=2)
         self.counts[g, :n] = cnt
@@ -277,7 +301,7 @@ class BatchEngine:
         self._deal_rest(g)
         self._await(g, PLAY, self.leader[g])  # the fifth trick's winner leads the sixth
 
-    def _await(self, g: np.ndarray, phase: int, seat: np.ndarray | int) -> None:
+    def _await(self, g: np.ndarray | slice, phase: int, seat: np.ndarray | int) -> None:
         self.phase[g] = phase
         self.to_act[g] = seat
 
@@ -294,44 +318,52 @@ class BatchEngine:
             g = np.asarray(g, dtype=np.int64)
             ph = self.phase[g]
         actions = np.asarray(actions, dtype=np.int64)
-        play = ph == PLAY
+        play = ph == PLAY  # computed before any game moves on (``ph`` may be a view)
         if play.all():
-            self._play(g, actions)
+            self._play(slice(None) if g is self.all else g, actions)
             return
+        trump = ph == TRUMP if self.trump_phase else None
+        bid = ph == BID if self.bidding else None
         if play.any():
             self._play(g[play], actions[play])
-        if self.trump_phase:
-            sel = ph == TRUMP
-            if sel.any():
-                self._make_trump(g[sel], actions[sel] - TRUMP_OFFSET)
-        if self.bidding:
-            sel = ph == BID
-            if sel.any():
-                self._bid(g[sel], actions[sel])
+        if trump is not None and trump.any():
+            self._make_trump(g[trump], actions[trump] - TRUMP_OFFSET)
+        if bid is not None and bid.any():
+            self._bid(g[bid], actions[bid])
 
-    def _play(self, g: np.ndarray, c: np.ndarray) -> None:
+    def _play(self, G: np.ndarray | slice, c: np.ndarray) -> None:
+        """Cards ``c`` played in games ``G`` (an index array, or ``slice(None)``: every
+        game, when state reads are views and writes are plain stores)."""
         n = self.n
-        s = self.to_act[g]
-        suit = c // 13
-        fi = g * self._row_cards + s * NUM_CARDS + c
-        half = n * NUM_CARDS
-        self._hands_flat[fi] -= 1
-        self._hands_flat[fi + half] -= 1
-        self._played_flat[fi] += 1
-        self._played_flat[fi + half] += 1
-        self._suitcnt_flat[g * (4 * n) + s * 4 + suit] -= 1
-        ci = g * (2 * n) + s
+        g = self.all if isinstance(G, slice) else G  # game numbers
+        s = self.to_act[G].copy()
+        suit = _CARD_SUIT[c]
+        rank = _CARD_RANK[c]
+        base = g * n + s
+        fi = base * NUM_CARDS + c
+        fp = fi + g * (n * NUM_CARDS)  # the doubled played array
+        if self.packs == 1:  # each card once: held 1 -> 0, played 0 -> 1
+            self._hands_flat[fi] = 0
+            self._played_flat[fp] = 1
+            self._played_flat[fp + n * NUM_CARDS] = 1
+        else:
+            self._hands_flat[fi] -= 1
+            self._played_flat[fp] += 1
+            self._played_flat[fp + n * NUM_CARDS] += 1
+        self._suitcnt_flat[base * 4 + suit] -= 1
+        ci = base + g * n  # the doubled counts
         self._counts_flat[ci] -= 1
         self._counts_flat[ci + n] -= 1
-        pos = self.ntrick[g]
+        pos = self.ntrick[G].copy()
         first = pos == 0
-        led = np.where(first, suit, self.led[g])
-        self.led[g] = led
+        led = np.where(first, suit, self.led[G])
+        self.led[G] = led
         off = suit != led
         if off.any():
             go, so, lo = g[off], s[off], led[off]
-            self.voids2[go, so, lo] = 1
-            self.voids2[go, so + n, lo] = 1
+            vi = (go * (2 * n) + so) * 4 + lo
+            self._voids_flat[vi] = 1
+            self._voids_flat[vi + 4 * n] = 1
             if self.first_void:
                 # R1.4 / R2.4a: the first card played by a seat unable to follow makes
                 # its suit trump, and is already a trump in this trick.
@@ -344,28 +376,25 @@ class BatchEngine:
                     self.trump_maker[gm] = so[m]
         self._trick_flat[g * n + pos] = c
         # the card winning so far (R0.4): a later card must be strictly higher
-        key = np.where(suit == self.trump[g], 32 + c % 13, np.where(off, 0, 16 + c % 13))
-        better = first | (key > self.best_key[g])
-        if better.all():
-            self.best_key[g] = key
-            self.best_seat[g] = s
-        elif better.any():
-            gb = g[better]
-            self.best_key[gb] = key[better]
-            self.best_seat[gb] = s[better]
-        pos = pos + 1
-        self.ntrick[g] = pos
+        key = np.where(suit == self.trump[G], 32 + rank, np.where(off, 0, 16 + rank))
+        best = self.best_key[G]
+        better = first | (key > best)
+        self.best_key[G] = np.where(better, key, best)
+        self.best_seat[G] = np.where(better, s, self.best_seat[G])
+        pos += 1
+        self.ntrick[G] = pos
         full = pos == n
         if full.all():
-            self._finish_trick(g)
+            self._finish_trick(G)
             return
         if full.any():
             self._finish_trick(g[full])
             rest = ~full
-            g, s, led = g[rest], s[rest], led[rest]
+            G = g = g[rest]
+            s, led = s[rest], led[rest]
         nxt = s + 1
         nxt[nxt == n] = 0
-        self.to_act[g] = nxt
+        self.to_act[G] = nxt
         if self.void_choice:
             void = self.suitcnt[g, nxt, led] == 0
             if void.any():
@@ -395,73 +424,88 @@ class BatchEngine:
         self.best_key[g] = np.where(best // 13 == tr, 32, 16) + best % 13
         self.best_seat[g] = (self.leader[g] + pos) % self.n
 
-    def _finish_trick(self, f: np.ndarray) -> None:
+    def _finish_trick(self, F: np.ndarray | slice) -> None:
+        """Complete the tricks of games ``F`` (an index array or ``slice(None)``)."""
         n = self.n
-        tc = self.trick_cards[f]
-        w = self.best_seat[f]
+        f = self.all if isinstance(F, slice) else F
+        tc = self.trick_cards[F]
+        w = self.best_seat[F].copy()
         side = w & 1
-        t = self.ntricks[f]
-        self.trick_winners[f, t] = w
-        self.tricks[f, side] += 1
-        tens_here = (tc % 13 == TEN_RANK).sum(axis=1)
-        done = t + 1
-        self.ntricks[f] = done
+        done = self.ntricks[F] + 1
+        self._trick_winners_flat[f * self.num_tricks + done - 1] = w
+        fs = f * 2 + side  # the winner's side in the (N, 2) per-side arrays, flat
+        self._tricks_flat[fs] += 1
+        tens_here = _IS_TEN[tc[:, 0]]
+        for p in range(1, n):
+            tens_here = tens_here + _IS_TEN[tc[:, p]]
+        self.ntricks[F] = done
         last = done == self.num_tricks
         if self.has_middle:
-            # R1.5: the trick goes to the middle; the same seat winning twice in a row
-            # since the last take, or the 13th trick, takes the whole pile.
-            self.middle[f[:, None], tc] += 1
-            mc = self.mid_count[f] + n
-            mt = self.mid_tens[f] + tens_here
-            take = (self.last_winner[f] == w) | last
-            keep = ~take
-            self.mid_count[f] = mc
-            self.mid_tens[f] = mt
-            if take.any():
-                tk, sd = f[take], side[take]
-                self.tens[tk, sd] += mt[take]
-                self.cards_won[tk, sd] += mc[take]
-                pile = self.middle[tk]
-                self.won2[tk, sd] += pile
-                self.won2[tk, sd + 2] += pile
-                self.take_cards[tk, done[take] - 1] = mc[take]
-                self.middle[tk] = 0
-                self.mid_count[tk] = 0
-                self.mid_tens[tk] = 0
-                self.last_winner[tk] = -1
-            self.last_winner[f[keep]] = w[keep]
+            self._middle_trick(f, tc, w, fs, done, last, tens_here)
         else:
             # R2.3, R3.2, R4.3: the winner's side captures the trick at once.
-            self.tens[f, side] += tens_here
-            self.cards_won[f, side] += n
+            self._tens_flat[fs] += tens_here
+            self._cards_won_flat[fs] += n
+            base = fs * NUM_CARDS
             for p in range(n):
-                cp = tc[:, p]
-                self.won2[f, side, cp] += 1
-                self.won2[f, side + 2, cp] += 1
-        self.trick_cards[f] = -1
-        self.best_key[f] = 0
-        self.best_seat[f] = -1
-        self.ntrick[f] = 0
-        self.led[f] = -1
-        self.leader[f] = w
+                self._won_flat[base + tc[:, p]] += 1
+        self.trick_cards[F] = -1
+        self.best_key[F] = 0
+        self.best_seat[F] = -1
+        self.ntrick[F] = 0
+        self.led[F] = -1
+        self.leader[F] = w
         end = last
         if self.court_piece:
-            end = end | (self.tricks[f, side] >= TRICKS_TO_WIN_ROUND)  # R3.3
+            end = end | (self._tricks_flat[fs] >= TRICKS_TO_WIN_ROUND)  # R3.3
         if end.any():
             self._await(f[end], DONE, -1)
             cont = ~end
-            f, w, done = f[cont], w[cont], done[cont]
+            F = f = f[cont]
+            w, done = w[cont], done[cont]
         if self.staged and len(f):
-            first_stage = self.stage[f] == 1
+            first_stage = self.stage[F] == 1
             if first_stage.any():
-                made = self.trump_suit[f] >= 0
+                made = self.trump_suit[F] >= 0
                 self._deal_rest(f[first_stage & made])  # R1.4: after the trump-making trick, eight more each
                 if self.first_void:
                     drawn = first_stage & ~made & (done == FIRST_STAGE_TRICKS)
                     if drawn.any():
                         self._await(f[drawn], DRAW, -1)  # R1.4: nobody was void: draw
-                        f, w = f[~drawn], w[~drawn]
-        self._await(f, PLAY, w)
+                        F = f = f[~drawn]
+                        w = w[~drawn]
+        self._await(F, PLAY, w)
+
+    def _middle_trick(
+        self,
+        f: np.ndarray,
+        tc: np.ndarray,
+        w: np.ndarray,
+        fs: np.ndarray,
+        done: np.ndarray,
+        last: np.ndarray,
+        tens_here: np.ndarray,
+    ) -> None:
+        """R1.5: the trick goes to the middle; the same seat winning twice in a row since
+        the last take, or the 13th trick, takes the whole pile for its side."""
+        self._middle_flat[(f * NUM_CARDS)[:, None] + tc] += 1
+        mc = self.mid_count[f] + self.n
+        mt = self.mid_tens[f] + tens_here
+        take = (self.last_winner[f] == w) | last
+        keep = ~take
+        self.mid_count[f] = mc
+        self.mid_tens[f] = mt
+        if take.any():
+            tk, ts = f[take], fs[take]
+            self._tens_flat[ts] += mt[take]
+            self._cards_won_flat[ts] += mc[take]
+            self.won.reshape(-1, NUM_CARDS)[ts] += self.middle[tk]
+            self.take_cards[tk, done[take] - 1] = mc[take]
+            self.middle[tk] = 0
+            self.mid_count[tk] = 0
+            self.mid_tens[tk] = 0
+            self.last_winner[tk] = -1
+        self.last_winner[f[keep]] = w[keep]
 
     def _make_trump(self, g: np.ndarray, suit: np.ndarray) -> None:
         s = self.to_act[g]
@@ -536,25 +580,26 @@ class BatchEngine:
 
     # ------------------------------------------------------------------ queries
     def legal_mask(
-        self, g: np.ndarray | None = None, out: np.ndarray | None = None, held: np.ndarray | None = None
+        self, g: np.ndarray | slice | None = None, out: np.ndarray | None = None, held: np.ndarray | None = None
     ) -> np.ndarray:
         """(k, 85) bool: the legal actions of the seat to act in each game of ``g``
-        (all False on a chance step or when the hand is over).
+        (an index array or a slice; all False on a chance step or when the hand is over).
 
-        ``held``, if given, is ``hands2[g, to_act[g]]`` already gathered.
+        ``held``, if given, is ``hands[g, to_act[g]]`` already gathered.
         """
         if g is None:
-            g = self.all
-        k = len(g)
+            g = slice(None)
+        idx = self.all[g] if isinstance(g, slice) else g
+        k = len(idx)
         if out is None:
             out = np.zeros((k, NUM_ACTIONS), bool)
         ph = self.phase[g]
         s = np.maximum(self.to_act[g], 0)
         if held is None:
-            held = self.hands2[g, s]
+            held = self.hands[idx, s]
         led = self.led[g]
         ledc = np.maximum(led, 0)
-        follow = (self.suitcnt[g, s, ledc] > 0) & (led >= 0)
+        follow = (self.suitcnt[idx, s, ledc] > 0) & (led >= 0)
         # R0.4: follow suit if able, else any card
         np.logical_and(held, SUIT_SELECT[np.where(follow, ledc, 4)], out=out[:, :NUM_CARDS])
         play = ph == PLAY
@@ -619,7 +664,7 @@ class BatchEngine:
 
     def hand_cards(self, game: int, seat: int) -> list[int]:
         """The cards ``seat`` holds in ``game``, ascending, copies repeated (for tests)."""
-        row = self.hands2[game, seat]
+        row = self.hands[game, seat]
         return [c for c in range(NUM_CARDS) for _ in range(int(row[c]))]
 
     def nbytes(self) -> int:

@@ -8,13 +8,14 @@ Rulesets              ``dehla`` (both trump modes), ``dehla-direct`` (every trum
                       ``coat-pees``: the options of :func:`dehla_env.make_rules`
 Episode               one hand (round) per episode (``episode="hand"``, the reference
                       env's default); each episode is a fresh match: a uniformly random
-                      deal and first dealer (R1.10, as ``MatchState.new``)
+                      deal and first dealer (R1.10, as ``MatchState.new``; fixed with
+                      ``first_dealer=``)
 Action                ``actions``: (N,) ints in the flat layout of
                       :mod:`dehla_env.actions` (cards 0..51, trump suits 52..55, pass 56,
                       bids 57..84), one per game, for the seat to act in that game
 Observation           ``obs``: (N, D) float32, the flat observation of
-                      :mod:`dehla_env.encoding` for the seat to act next (D = 829 with
-                      four players, 1,001 with six), identical to the reference env's
+                      :mod:`dehla_env.encoding` for the seat to act next (D = 826 with
+                      four players, 1,116 with six), identical to the reference env's
 ``info``              ``"action_mask"``: (N, 85) bool; ``"seat"``: (N,) the seat to act
 Rewards               (N, seats) float32: every seat's reward from that step, nonzero only
                       when a game's hand ended; ``reward=`` ``"win"`` (default),
@@ -29,16 +30,24 @@ the env's one seeded ``np.random.Generator``. A game whose hand ends is reset at
 (a new deal, a new first dealer); what it ended with is in ``info``:
 
 * ``"final_index"``: (K,) the games that ended (``np.flatnonzero(terminated)``);
-* ``"final_obs"``: (K, seats, D) every seat's final observation (the reference env's
-  observation once the hand is over, match values after that one hand included), unless
-  the env was made with ``final_obs=False``;
+* ``"final_seat"``: (K,) the seat whose move ended the hand;
+* ``"final_obs"``: the final observation (the reference env's observation once the hand
+  is over, match values after that one hand included): with ``final_obs="actor"`` (the
+  default) (K, D) for the seat whose move ended the hand; with ``final_obs="all"`` (K,
+  seats, D) for every seat; with ``final_obs=s`` (an int) (K, D) for seat ``s``; none
+  with ``final_obs=False``. (Games started together stay in step, so many can end at
+  once: "all" is seats x the memory of one observation batch.)
 * ``"final_outcome"``: dict of (K,) / (K, 2) arrays: ``winner`` (side, -1: none),
   ``kot``, ``all_tens``, ``score`` (R4.4), ``tricks``, ``tens``, ``trump``,
   ``trump_maker``, ``dealer``, ``contract_seat``, ``contract_level``.
 
-Arrays returned by :meth:`VectorEnv.step` are new each step (``copy=True``, the
-default); with ``copy=False`` the observation and mask buffers are reused and
-overwritten by the next step (faster; copy what you keep).
+Arrays returned by :meth:`VectorEnv.step` are never overwritten while anything still
+refers to them (``copy=True``, the default): the env recycles an observation or mask
+buffer only once nothing but the env holds it (CPython reference count; a numpy view
+or a tensor from ``torch.from_numpy`` counts as a holder), so a training loop that
+rebinds ``obs`` each step gets double buffering, and one that keeps every ``obs``
+gets new arrays. With ``copy=False`` the same two buffers are always overwritten
+(copy what you keep).
 
 An action that is not legal raises :class:`dehla_env.IllegalMoveError` naming the game,
 the seat and the move, and changes nothing.
@@ -46,6 +55,7 @@ the seat and the move, and changes nothing.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -58,12 +68,38 @@ from ..rules import Rules, make_rules
 from .engine import DONE, DRAW, PLAY, BatchEngine
 from .observe import BatchObserver
 
+_POOL_SIZE = 3
+
+
+def _unheld_refcount() -> int:
+    """``sys.getrefcount`` of a pooled buffer that nobody else holds, measured the way
+    :func:`_recycled` looks at its buffers (the list, the loop variable, the argument)."""
+    pool = [np.empty(1)]
+    for buf in pool:
+        return sys.getrefcount(buf)
+    raise AssertionError
+
+
+_UNHELD = _unheld_refcount()
+
+
+def _recycled(pool: list[np.ndarray], shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """A buffer from ``pool`` that nothing outside the pool refers to any more, else a
+    new one, pooled in place of the oldest (which its holder keeps)."""
+    for buf in pool:
+        if sys.getrefcount(buf) <= _UNHELD:
+            return buf
+    buf = np.empty(shape, dtype)
+    pool.append(buf)
+    if len(pool) > _POOL_SIZE:
+        del pool[0]
+    return buf
+
 
 class VectorEnv:
     """``num_envs`` games in lockstep; see the module docstring."""
 
     metadata: dict[str, Any] = {"name": "dehla_vector_v0", "autoreset_mode": "same-step"}
-    CHUNK = 1024  # games per observation chunk
 
     def __init__(
         self,
@@ -72,8 +108,9 @@ class VectorEnv:
         seed: int | None = None,
         reward: str = "win",
         episode: str = "hand",
-        final_obs: bool = True,
+        final_obs: bool | str | int = "actor",
         copy: bool = True,
+        first_dealer: int | None = None,
         **options: Any,
     ) -> None:
         if isinstance(rules, Rules):
@@ -83,7 +120,9 @@ class VectorEnv:
         else:
             self.rules = make_rules(rules, options)
         if episode == "match":
-            raise NotImplementedError("the vector env plays single hands (episode='hand'); use dehla_env.env for matches")
+            raise NotImplementedError(
+                "the vector env plays single hands (episode='hand'); use dehla_env.env for matches"
+            )
         if episode != "hand":
             raise ValueError(f"episode must be 'hand', not {episode!r}")
         if reward not in REWARD_KINDS:
@@ -95,8 +134,11 @@ class VectorEnv:
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
         self.num_envs = N = int(num_envs)
+        if first_dealer is not None and not 0 <= first_dealer < self.rules.players:
+            raise ValueError(f"first_dealer must be a seat 0..{self.rules.players - 1}, not {first_dealer!r}")
+        self.first_dealer = first_dealer
         self.reward_kind = reward
-        self.final_obs = final_obs
+        self._final_obs: bool | str | int = "actor"
         self.copy = copy
         self.engine = BatchEngine(self.rules, N)
         self.observer = BatchObserver(self.engine)
@@ -105,21 +147,44 @@ class VectorEnv:
         self.observation_size = D = self.observer.size
         self.single_observation_space = spaces.Box(0.0, 3.0, (D,), np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = spaces.Box(0.0, 3.0, (N, D), np.float32)
-        self.action_space = spaces.MultiDiscrete(np.full(N, NUM_ACTIONS))
         self._rng = np.random.default_rng(seed)
         self._all = self.engine.all
-        self._obs = np.zeros((N, D), np.float32)
+        self._row_base = self._all * n
+        self._obs: np.ndarray | None = None  # the reused buffer (copy=False)
+        self._obs_pool: list[np.ndarray] = []  # returned buffers, recycled once released (copy=True)
+        self._mask_pool: list[np.ndarray] = []
         self._mask = np.zeros((N, NUM_ACTIONS), bool)
         self._side_sign = np.where(np.arange(n) % 2 == 0, 1.0, -1.0).astype(np.float32)
         self._started = False
+        self.final_obs = final_obs
 
     # ------------------------------------------------------------------ episode
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Deal a new hand in every game; returns ``(obs, info)``."""
+        """Deal a new hand in every game; returns ``(obs, info)``.
+
+        ``options={"decks": (N, deck) card ids, "dealers": (N,) seats}`` deals these
+        hands instead of random ones (fixed deals for evaluation and tests); the hands
+        dealt by later automatic resets are random again.
+        """
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self._deal(self._all)
+        options = options or {}
+        if "decks" in options or "dealers" in options:
+            decks = np.asarray(options["decks"], dtype=np.int64)
+            dealers = np.asarray(options["dealers"], dtype=np.int64)
+            N, size = self.num_envs, self.rules.deck_size
+            if decks.shape != (N, size) or dealers.shape != (N,):
+                raise ValueError(f"decks must be ({N}, {size}) and dealers ({N},)")
+            counts = np.zeros((N, 52), np.int64)
+            np.add.at(counts, (np.repeat(np.arange(N), size), decks.reshape(-1) % 52), 1)
+            if (decks < 0).any() or (decks >= 52).any() or (counts != self.rules.packs).any():
+                raise ValueError("every deck must be a permutation of the pack(s) (R0.3)")
+            if (dealers < 0).any() or (dealers >= self.num_players).any():
+                raise ValueError("dealers must be seats")
+            self.engine.deal(self._all, decks, dealers)
+            self._resolve_chance(self._all)
+        else:
+            self._deal(self._all)
         self._started = True
         obs = self._out_obs()
         self._observe(self._all, obs, True)
@@ -127,6 +192,8 @@ class VectorEnv:
 
     def _deal(self, g: np.ndarray) -> None:
         decks, dealers = self.engine.sample_deals(self._rng, len(g))
+        if self.first_dealer is not None:
+            dealers[:] = self.first_dealer
         self.engine.deal(g, decks, dealers)
         self._resolve_chance(g)
 
@@ -140,11 +207,26 @@ class VectorEnv:
 
     def _out_obs(self) -> np.ndarray:
         if self.copy:
-            return np.empty((self.num_envs, self.observation_size), np.float32)
+            return _recycled(self._obs_pool, (self.num_envs, self.observation_size), np.float32)
+        if self._obs is None:
+            self._obs = np.zeros((self.num_envs, self.observation_size), np.float32)
         return self._obs
 
+    @property
+    def observation_space(self) -> spaces.Box:
+        """Box (N, D): built when asked for (its bounds are two more (N, D) arrays)."""
+        return spaces.Box(0.0, 3.0, (self.num_envs, self.observation_size), np.float32)
+
+    @property
+    def action_space(self) -> spaces.MultiDiscrete:
+        return spaces.MultiDiscrete(np.full(self.num_envs, NUM_ACTIONS))
+
     def _info(self) -> dict[str, Any]:
-        mask = self._mask.copy() if self.copy else self._mask
+        if self.copy:
+            mask = _recycled(self._mask_pool, self._mask.shape, bool)
+            mask[...] = self._mask
+        else:
+            mask = self._mask
         return {"action_mask": mask, "seat": self.engine.to_act.copy()}
 
     # ------------------------------------------------------------------ stepping
@@ -170,9 +252,7 @@ class VectorEnv:
         rewards, terminated, final = self._advance(g, actions, obs)
         return obs, self._mask[g], self.engine.to_act[g], rewards, terminated, final
 
-    def _advance(
-        self, g: np.ndarray, actions: Any, obs: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    def _advance(self, g: np.ndarray, actions: Any, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         e = self.engine
@@ -189,6 +269,7 @@ class VectorEnv:
             a = int(actions[j])
             text = action_text(a) if 0 <= a < NUM_ACTIONS else str(a)
             raise IllegalMoveError(text, int(e.to_act[g[j]]), f"not a legal action in game {int(g[j])}")
+        actor = e.to_act[g]
         e.step(actions, None if full else g)
         self._resolve_chance(g)
         ph = e.phase if full else e.phase[g]
@@ -196,40 +277,70 @@ class VectorEnv:
         n = self.num_players
         rewards = np.zeros((len(g), n), np.float32)
         terminated = np.zeros(len(g), bool)
-        final: dict[str, Any] = {}
-        if len(ended):
+        terminated[ended] = True
+        if not len(ended):
+            final = self._no_final
+        else:
             gd = g[ended]
-            terminated[ended] = True
             outcome = self._outcome(gd)
+            final = {"final_index": ended, "final_outcome": outcome, "final_seat": actor[ended]}
             rewards[ended] = self._side_rewards(gd, outcome)[:, None] * self._side_sign
-            final["final_index"] = ended
-            final["final_outcome"] = outcome
-            if self.final_obs:
+            fo = self.final_obs
+            if fo == "all":
                 rows = np.repeat(gd, n)
                 seats = np.tile(np.arange(n), len(gd))
-                final["final_obs"] = self.observer.observe(rows, seats).reshape(len(gd), n, -1)
+                final["final_obs"] = self.observer.observe(rows, seats).reshape(len(gd), n, self.observation_size)
+            elif fo == "actor":
+                final["final_obs"] = self.observer.observe(gd, final["final_seat"])
+            elif fo is not False:
+                final["final_obs"] = self.observer.observe(gd, np.full(len(gd), int(fo)))
             self._deal(gd)
-        else:
-            final["final_index"] = ended
         self._observe(g, obs, full)
         return rewards, terminated, final
 
     def _observe(self, g: np.ndarray, obs: np.ndarray, full: bool) -> None:
-        """Observation and legal mask of the seat to act, games ``g``, in chunks of
-        ``CHUNK`` games (the chunk's rows stay in cache while they are written)."""
+        """Observation and legal mask of the seat to act in games ``g``."""
         e = self.engine
-        rows = e.hands2.reshape(-1, e.hands2.shape[-1])
-        k = len(g)
-        for a in range(0, k, self.CHUNK):
-            b = min(a + self.CHUNK, k)
-            gc = g[a:b]
-            seats = e.to_act[gc]
-            held = rows[gc * (2 * e.n) + np.maximum(seats, 0)]
-            self.observer.observe(gc, seats, out=obs[a:b], held=held)
-            if full:
-                e.legal_mask(gc, out=self._mask[a:b], held=held)
-            else:
-                self._mask[gc] = e.legal_mask(gc, held=held)
+        rows = e.hands.reshape(-1, e.hands.shape[-1])
+        if not full:
+            seats = e.to_act[g]
+            held = rows[g * e.n + np.maximum(seats, 0)]
+            self.observer.observe(g, seats, out=obs, held=held)
+            self._mask[g] = e.legal_mask(g, held=held)
+            return
+        seats = e.to_act.copy()
+        held = rows[self._row_base + np.maximum(seats, 0)]
+        e.legal_mask(slice(None), out=self._mask, held=held)
+        self.observer.observe(slice(None), seats, out=obs, held=held)
+
+    @property
+    def final_obs(self) -> bool | str | int:
+        """Which final observations ``info`` holds: "actor", "all", a seat, or False."""
+        return self._final_obs
+
+    @final_obs.setter
+    def final_obs(self, value: bool | str | int) -> None:
+        if value is True:
+            value = "actor"
+        if not (value is False or value in ("actor", "all") or isinstance(value, (int, np.integer))):
+            raise ValueError(f"final_obs must be 'actor', 'all', a seat or False, not {value!r}")
+        if not isinstance(value, (str, bool)) and not 0 <= int(value) < self.num_players:
+            raise ValueError(f"final_obs seat must be 0..{self.num_players - 1}, not {value}")
+        self._final_obs = value
+        self._no_final = self._empty_final()
+
+    def _empty_final(self) -> dict[str, Any]:
+        """The ``final_*`` entries when no game ended (empty arrays, shared)."""
+        none = np.zeros(0, np.int64)
+        final: dict[str, Any] = {"final_index": none, "final_outcome": self._outcome(none), "final_seat": none}
+        if self.final_obs == "all":
+            final["final_obs"] = np.zeros((0, self.num_players, self.observation_size), np.float32)
+        elif self.final_obs is not False:
+            final["final_obs"] = np.zeros((0, self.observation_size), np.float32)
+        for v in (*final.values(), *final["final_outcome"].values()):
+            if isinstance(v, np.ndarray):
+                v.flags.writeable = False
+        return final
 
     def _outcome(self, g: np.ndarray) -> dict[str, np.ndarray]:
         e = self.engine
@@ -288,7 +399,8 @@ def vector_env(rules: str | Rules = "dehla", num_envs: int = 1, seed: int | None
     """``num_envs`` games of ``rules`` in one :class:`VectorEnv` (see its module docstring).
 
     Keywords: ``reward`` (``"win"``, ``"tens"``, ``"tricks"``, ``"points"``),
-    ``final_obs`` (default True), ``copy`` (default True), ``episode`` (``"hand"`` only);
+    ``final_obs`` (``"actor"``, ``"all"``, a seat, False), ``copy`` (default True),
+    ``first_dealer`` (default: drawn per episode), ``episode`` (``"hand"`` only);
     anything else is a rule option (``trump="chosen"``, ``players=6`` ...).
     """
     return VectorEnv(rules, num_envs=num_envs, seed=seed, **options)

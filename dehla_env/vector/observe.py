@@ -8,13 +8,15 @@ match has no kots, points, streak or completed hands); once the hand is over it 
 the match values after that one hand (:func:`first_hand_match`), as the reference env's
 final observation does.
 
-How: the engine keeps its per-seat card arrays doubled (``(N, 2n, F)``, see
-:mod:`dehla_env.vector.engine`), so the rows of every seat relative to observer ``o``
-are one contiguous window of ``n * F`` values starting at row ``o``. Each big slice
-(``trick``, ``played``, ``won``, ``voids``, ``bids``) is then one gather of a window per
-game; the one-hot entries of the small slices are one scatter into the flattened
-output, and the fractions come from float32 tables built with the reference encoder's
-own arithmetic, so they round identically.
+How: the engine keeps the per-seat arrays shown for every seat doubled (``(N, 2n,
+F)``, see :mod:`dehla_env.vector.engine`), so the rows of every seat relative to
+observer ``o`` are one contiguous window of ``n * F`` values starting at row ``o``:
+``played``, ``voids`` and ``hand_counts`` are one gathered window per game, ``hand``,
+``won`` and ``middle`` plain row gathers. Every one-hot entry (the current trick's
+cards, bids, seats, suits, phase) is one scatter of ones into the flattened output,
+and the fractions come from float32 tables built with the reference encoder's own
+arithmetic, so they round identically. The output is zero-filled and written a chunk
+of rows at a time, so each chunk is written while it is in cache.
 """
 
 from __future__ import annotations
@@ -154,7 +156,8 @@ class BatchObserver:
         self.o = o
         self.w_played = _window(e.played2, n)
         self.w_voids = _window(e.voids2, n)
-        self.w_won = _window(e.won2, 2)
+        self.won_rows = e.won.reshape(-1, NUM_CARDS)  # row g * 2 + side
+        self.middle_rows = e.middle
         self.w_counts = _window(e.counts.reshape(e.num_games, 2 * n, 1), n)
         self.w_bids = _window(e.bid_code2.reshape(e.num_games, 2 * n, 1), n)
         # fractions exactly as ObservationEncoder computes them (double, then float32)
@@ -168,52 +171,56 @@ class BatchObserver:
         self.t_undealt = _table([u / deck for u in range(deck + 1)])
         self.t_tens = _table([t / nten for t in range(nten + 1)])
         self.bid_cols = o["bids"] + NUM_BID_CHOICES * np.arange(n)
-        self.seat_range = np.arange(n)
         self.dummy = o["progress"]  # one-hot entries that are off go here; overwritten after
         self.num_ones = 11 + 2 * n
-        # columns not copied from the state: zeroed, then written
-        self.zero_runs = [(o["hand_counts"], o["played"]), (o["trump_suit"], lay.size)]
-        self.zero_runs.insert(1, (o["middle"] if not e.has_middle else o["middle_info"], o["voids"]))
-        self._cols = np.zeros((0, self.num_ones), np.int64)
+        seat_slices = ["pair_threat", "trump_maker", "contract_seat", "dealer", "trick_leader", "trick_winning"]
+        self.seat_offsets = np.array([o[x] for x in seat_slices], np.int64)
+        # rel_seat[s + 1, me]: seat s seen from seat me, n for none (s = -1)
+        self.rel_seat = np.array([[n] * n] + [[(s - me) % n for me in range(n)] for s in range(n)], np.int64)
+        # trick_rows[leader, me, p]: where the card at position p of the trick starts
+        self.trick_rows = np.array(
+            [[[o["trick"] + NUM_CARDS * ((ld + p - me) % n) for p in range(n)] for me in range(n)] for ld in range(n)],
+            np.int64,
+        )
         assert o["tricks_won"] == o["progress"] + 2 and o["tens_won"] == o["progress"] + 4
         self._rowbase = np.zeros(0, np.int64)
 
+    #: rows written per pass: the chunk's output stays in cache while its parts land
+    CHUNK = 1024
+
     def observe(
-        self, g: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None, held: np.ndarray | None = None
+        self,
+        g: np.ndarray | slice,
+        seats: np.ndarray,
+        out: np.ndarray | None = None,
+        held: np.ndarray | None = None,
     ) -> np.ndarray:
         """(k, D) float32: the observation of seat ``seats[i]`` in game ``g[i]``.
 
-        ``held``, if given, is ``engine.hands2[g, seats]`` already gathered.
+        ``g`` is an index array or a slice of the games (a slice reads the state
+        without gathering it); ``held``, if given, is ``engine.hands[g, seats]``.
+        The positions of the one-hot entries and the fractions are computed for all
+        ``k`` rows at once; the rows are then written ``CHUNK`` at a time.
         """
         e = self.engine
         n = self.n
         o = self.o
-        k = len(g)
+        idx = e.all[g] if isinstance(g, slice) else g  # game numbers
+        k = len(idx)
         if out is None:
             out = np.empty((k, self.size), np.float32)
         assert out.shape == (k, self.size) and out.flags.c_contiguous
         seats = np.asarray(seats, dtype=np.int64)
-        out.fill(0)
-        # ---- slices copied from the state
         if held is None:
-            held = e.hands2[g, seats]
-        out[:, o["hand"] : o["hand"] + NUM_CARDS] = held
-        row = g * (2 * n) + seats  # row of the doubled per-seat arrays' windows
-        out[:, o["played"] : o["played"] + n * NUM_CARDS] = self.w_played[row]
+            held = e.hands[idx, seats]
+        row = idx * (2 * n) + seats  # row of the doubled per-seat arrays' windows
         side = seats & 1
-        out[:, o["won"] : o["won"] + 2 * NUM_CARDS] = self.w_won[g * 4 + side]
-        if e.has_middle:
-            out[:, o["middle"] : o["middle"] + NUM_CARDS] = e.middle[g]
-        out[:, o["voids"] : o["voids"] + 4 * n] = self.w_voids[row]
-        # ---- one-hot entries: one scatter of ones
-        if len(self._rowbase) < k:
-            self._rowbase = np.arange(k, dtype=np.int64) * self.size
-            self._cols = np.empty((k, self.num_ones), np.int64)
-        cols = self._cols[:k]
+        won_own = idx * 2 + side
+        won_other = won_own + 1 - 2 * side
+        # ---- one-hot entries (column of each 1 per row)
+        cols = np.empty((k, self.num_ones), np.int64)
         phase = e.phase[g]
         dummy = self.dummy
-        ntrick = e.ntrick[g]
-        lw = e.last_winner[g]
         ts = e.trump_suit[g]
         tm = e.trump_maker[g]
         cs = e.contract_seat[g]
@@ -225,50 +232,71 @@ class BatchObserver:
         else:
             cols[:, 0] = o["trump_state"] + (ts >= 0)
             cols[:, 1] = np.where(ts >= 0, o["trump_suit"] + ts, dummy)
-        cols[:, 2] = o["pair_threat"] + np.where(lw >= 0, (lw - seats) % n, n)
-        cols[:, 3] = o["trump_maker"] + np.where(tm >= 0, (tm - seats) % n, n)
-        cols[:, 4] = o["contract_seat"] + np.where(cs >= 0, (cs - seats) % n, n)
-        cols[:, 5] = o["dealer"] + (e.dealer[g] - seats) % n
-        cols[:, 6] = o["phase"] + _PHASE_INDEX[phase]
+        # seats shown relative to the observer: pair threat, trump maker, contract
+        # bidder (index n for none), dealer, trick leader, the seat winning the trick
         leader = e.leader[g]
-        cols[:, 7] = np.where(phase == PLAY, o["trick_leader"] + (leader - seats) % n, dummy)
-        in_trick = ntrick > 0
-        cols[:, 8] = np.where(in_trick, o["led_suit"] + e.led[g], dummy)
-        cols[:, 9] = np.where(in_trick, o["trick_winning"] + (e.best_seat[g] - seats) % n, dummy)
+        who = np.stack([e.last_winner[g], tm, cs, e.dealer[g], leader, e.best_seat[g]], axis=1)
+        rel = self.rel_seat[who + 1, seats[:, None]] + self.seat_offsets
+        rel[:, 4] = np.where(phase == PLAY, rel[:, 4], dummy)
+        in_trick = e.ntrick[g] > 0
+        rel[:, 5] = np.where(in_trick, rel[:, 5], dummy)
+        cols[:, 2:8] = rel
+        cols[:, 8] = o["phase"] + _PHASE_INDEX[phase]
+        cols[:, 9] = np.where(in_trick, o["led_suit"] + e.led[g], dummy)
         mid_count = e.mid_count[g]
         cols[:, 10] = np.where(mid_count > 0, o["middle_info"] + 2, dummy) if e.has_middle else dummy
         tc = e.trick_cards[g]
-        rel_pos = (leader - seats)[:, None] + self.seat_range
-        cols[:, 11 : 11 + n] = np.where(tc >= 0, o["trick"] + (rel_pos % n) * NUM_CARDS + tc, dummy)
+        rel_pos = self.trick_rows[leader, seats]  # o["trick"] + 52 * relative seat, by position
+        cols[:, 11 : 11 + n] = np.where(tc >= 0, rel_pos + tc, dummy)
         if e.bidding:
             cols[:, 11 + n :] = self.bid_cols + self.w_bids[row]
         else:
             cols[:, 11 + n :] = self.bid_cols
-        cols += self._rowbase[:k, None]
-        out.reshape(-1)[cols.reshape(-1)] = 1.0
-        # ---- fractions
-        out[:, o["hand_counts"] : o["hand_counts"] + n] = self.t_count[self.w_counts[row]]
-        if e.has_middle:
-            out[:, o["middle_info"]] = self.t_mid_cards[mid_count]
-            out[:, o["middle_info"] + 1] = self.t_mid_tens[e.mid_tens[g]]
-        if e.bidding:
-            shown = cs >= 0
-            out[:, o["contract_info"]] = np.where(shown, self.t_bid[e.contract_level[g]], 0)
-            out[:, o["contract_info"] + 1] = shown & ((cs & 1) == side)
-        # progress (2), tricks_won (2), tens_won (2) are adjacent
+        # ---- fractions: hand_counts (n), then progress, tricks_won, tens_won (adjacent)
+        counts = self.t_count[self.w_counts[row]]
         undealt = np.where(e.stage[g] == 1, e.deck_size - 20, 0) if e.staged else 0
-        flip = side[:, None] == 1
-        tricks = e.tricks[g]
-        tens = e.tens[g]
+        tricks, tens = e.tricks.reshape(-1), e.tens.reshape(-1)
         block = np.empty((k, 6), np.float32)
         block[:, 0] = self.t_tricks[e.ntricks[g]]
         block[:, 1] = self.t_undealt[undealt]
-        block[:, 2:4] = self.t_tricks[np.where(flip, tricks[:, ::-1], tricks)]
-        block[:, 4:6] = self.t_tens[np.where(flip, tens[:, ::-1], tens)]
-        out[:, o["progress"] : o["progress"] + 6] = block
+        block[:, 2] = self.t_tricks[tricks[won_own]]
+        block[:, 3] = self.t_tricks[tricks[won_other]]
+        block[:, 4] = self.t_tens[tens[won_own]]
+        block[:, 5] = self.t_tens[tens[won_other]]
+        if e.has_middle:
+            mid = np.empty((k, 2), np.float32)
+            mid[:, 0] = self.t_mid_cards[mid_count]
+            mid[:, 1] = self.t_mid_tens[e.mid_tens[g]]
+        if e.bidding:
+            shown = cs >= 0
+            con = np.empty((k, 2), np.float32)
+            con[:, 0] = np.where(shown, self.t_bid[e.contract_level[g]], 0)
+            con[:, 1] = shown & ((cs & 1) == side)
+        # ---- write the rows
+        if len(self._rowbase) < min(k, self.CHUNK):
+            self._rowbase = np.arange(min(k, self.CHUNK), dtype=np.int64) * self.size
+        h, p, w, m, v = o["hand"], o["played"], o["won"], o["middle"], o["voids"]
+        for a in range(0, k, self.CHUNK):
+            b = min(a + self.CHUNK, k)
+            oc = out[a:b]
+            oc.fill(0)
+            oc[:, h : h + NUM_CARDS] = held[a:b]
+            oc[:, p : p + n * NUM_CARDS] = self.w_played[row[a:b]]
+            oc[:, w : w + NUM_CARDS] = self.won_rows[won_own[a:b]]  # own side first
+            oc[:, w + NUM_CARDS : w + 2 * NUM_CARDS] = self.won_rows[won_other[a:b]]
+            if e.has_middle:
+                oc[:, m : m + NUM_CARDS] = self.middle_rows[idx[a:b]]
+            oc[:, v : v + 4 * n] = self.w_voids[row[a:b]]
+            oc.reshape(-1)[(cols[a:b] + self._rowbase[: b - a, None]).reshape(-1)] = 1.0
+            oc[:, o["hand_counts"] : o["hand_counts"] + n] = counts[a:b]
+            oc[:, o["progress"] : o["progress"] + 6] = block[a:b]
+            if e.has_middle:
+                oc[:, o["middle_info"] : o["middle_info"] + 2] = mid[a:b]
+            if e.bidding:
+                oc[:, o["contract_info"] : o["contract_info"] + 2] = con[a:b]
         done = phase == DONE
         if done.any():
             d = np.flatnonzero(done)
-            m = first_hand_match(self.rules, e, g[d])
-            out[d, o["match"] : o["match"] + 8] = match_features(self.rules, m, side[d])
+            fm = first_hand_match(self.rules, e, idx[d])
+            out[d, o["match"] : o["match"] + 8] = match_features(self.rules, fm, side[d])
         return out

@@ -10,15 +10,20 @@ observation and the mask, so it sees exactly what the seat may know (R0.6).
   otherwise tens go anywhere, R1.11 "easy"). Trump: its longest suit. Bidding: passes.
 * :class:`HardPolicy` - simple card sense, no search (R1.11 "hard", simplified):
 
-  - *leading*: a non-trump ace if it has one, else the lowest card of its longest suit,
-    keeping tens and trumps back;
-  - *partner winning*: last to play, it feeds the partner a ten if it can; otherwise it
-    plays its lowest card, keeping tens and trumps back;
+  - *leading*: having won the last trick (one more takes the middle, R1.5), its
+    strongest card (trumps first); else a non-trump ace if it has one, else the lowest
+    card of its longest suit, keeping tens and trumps back;
+  - *partner winning*: it feeds the partner a ten when last to play, or when the partner
+    won the last trick and holds this one with an ace, king or trump (about to take
+    the middle); otherwise it plays its lowest card, keeping tens and trumps back;
   - *opponent winning*: if it can beat the trick it does: last to play with a ten that
     wins, that ten; when the trick holds a ten or would give the opponent who won the
     last trick a second in a row (R1.5 pair threat), its highest winning card (fight
-    hardest); else its lowest winning card. If it cannot win, its lowest card, never a
-    ten when another card is legal;
+    hardest; likewise when it won the last trick itself and tens lie in the middle); else
+    its lowest winning card. If it cannot win, its lowest card, never a ten when another
+    card is legal;
+  - *void with no trump made yet* (first-void trump, R1.4 / R2.4a): the lowest card of
+    its longest suit, which becomes trump;
   - *trump*: the suit it holds most of (ties: higher cards); *bidding* (R4.2): 7 in its
     longest suit when that suit has three of its five cards and it holds two aces or
     kings, else pass.
@@ -157,10 +162,14 @@ class _Heuristic:
         trump = np.where(in_force, r.index(r.part(obs, "trump_suit")), -1)
         best_card = trick[rows, np.maximum(winning, 0)].argmax(axis=1)
         keys = np.where(
-            _SUIT == trump[:, None], 32 + _RANK, np.where(_SUIT == led[:, None], 16 + _RANK, 0)
+            trump[:, None] == _SUIT, 32 + _RANK, np.where(led[:, None] == _SUIT, 16 + _RANK, 0)
         )  # (k, 52): how each card would rank in this trick
         best_key = np.where(winning >= 0, keys[rows, best_card], -1)
+        middle = r.part(obs, "middle_info")
         return {
+            "no_trump_yet": r.part(obs, "trump_state")[:, 0] > 0,
+            "middle_tens": middle[:, 1] > 0,
+            "led": led,
             "played": played,
             "winning": winning,
             "partner_winning": (winning > 0) & (winning % 2 == 0),
@@ -205,7 +214,7 @@ class HardPolicy(_Heuristic):
         legal = mask[:, :NUM_CARDS]
         hand = self.read.part(obs, "hand") > 0
         trump = f["trump"][:, None]
-        is_trump = _SUIT == trump
+        is_trump = trump == _SUIT
         low = -_RANK - 100.0 * _IS_TEN - 50.0 * is_trump  # lowest, tens and trumps kept back
         out = _pick(legal, low)  # default: the lowest legal card
         # leading
@@ -213,21 +222,32 @@ class HardPolicy(_Heuristic):
         suit_len = hand.reshape(k, 4, 13).sum(axis=2)[:, _SUIT]  # (k, 52) length of the card's suit
         aces = legal & (_RANK == 12) & ~is_trump
         lead_pick = np.where(aces.any(axis=1), _pick(aces, _RANK + 0.0), _pick(legal, 100.0 * suit_len + low))
+        # leading after winning the last trick: one more wins the middle (R1.5): lead high
+        strong = _pick(legal, 32.0 * is_trump + _RANK - 100.0 * _IS_TEN)
+        lead_pick = np.where(f["threat"] == 0, strong, lead_pick)
         out = np.where(lead, lead_pick, out)
-        # partner winning: feed a ten when last to play
+        # partner winning: feed a ten when last to play, or when the partner is about to
+        # take the middle (R1.5) with a high card (an ace or king led, or a trump)
         tens = legal & _IS_TEN
-        feed = f["partner_winning"] & f["last"] & tens.any(axis=1)
+        safe = f["last"] | ((f["threat"] == f["winning"]) & (f["best_key"] >= 16 + 11))
+        feed = f["partner_winning"] & safe & tens.any(axis=1)
         out = np.where(feed, _pick(tens, _RANK + 0.0), out)
         # opponent winning: beat it if possible
         wins = legal & (f["keys"] > f["best_key"][:, None])
         can = f["opponent_winning"] & wins.any(axis=1)
         lowest_win = _pick(wins, -f["keys"].astype(np.float64))
         highest_win = _pick(wins, f["keys"].astype(np.float64))
-        fight = (f["tens_in_trick"] > 0) | (f["threat"] == f["winning"])
+        # fight hardest: a ten at stake, or a pair of tricks (R1.5) for either side
+        fight = (f["tens_in_trick"] > 0) | (f["threat"] == f["winning"]) | ((f["threat"] == 0) & f["middle_tens"])
         win_pick = np.where(fight & ~f["last"], highest_win, lowest_win)
         ten_win = wins & _IS_TEN
         win_pick = np.where(f["last"] & ten_win.any(axis=1), _pick(ten_win, _RANK + 0.0), win_pick)
         out = np.where(can, win_pick, out)
+        # first-void trump (R1.4, R2.4a): void with no trump yet, the card played makes
+        # its suit trump and wins for now: make it the longest suit, a low card
+        void = (f["led"] >= 0) & ~(legal & (f["led"][:, None] == _SUIT)).any(axis=1)
+        make = void & f["no_trump_yet"] & (f["played"] > 0)
+        out = np.where(make, _pick(legal, 100.0 * suit_len - _RANK - 100.0 * _IS_TEN), out)
         return out
 
 

@@ -277,11 +277,11 @@ def replay_records(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         games.append(game)
     for rules, group in groups.values():
         _replay_group(group, rules)
-    for out, game in zip(outputs, games):
-        if game is None:
+    for out, played in zip(outputs, games):
+        if played is None:
             continue
-        out["error"] = game.error
-        out["winner"] = game.match.winner
-        out["hands_played"] = len(game.reports)
-        out["hands"] = game.reports
+        out["error"] = played.error
+        out["winner"] = played.match.winner
+        out["hands_played"] = len(played.reports)
+        out["hands"] = played.reports
     return outputs

@@ -16,7 +16,8 @@ info)`` with ``rewards`` (N,) the learner side's reward collected since the last
 ``terminated`` (N,) whether a hand ended since the last step (``obs`` is then already
 the learner's first decision of the next hand), and ``info`` with ``"action_mask"``,
 ``"seat"`` (the learner seat to act) and ``"final_obs"`` (N, D): for ended games the
-final observation of the first learner seat (zeros elsewhere).
+final observation of the first learner seat (zeros elsewhere; the wrapper sets the
+env's ``final_obs`` to that seat).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class LearnerVectorEnv:
         self._obs = np.zeros((env.num_envs, env.observation_size), np.float32)
         self._mask = np.zeros((env.num_envs, env.num_actions), bool)
         self._seat = np.zeros(env.num_envs, np.int64)
+        env.final_obs = seats[0]  # the final observation the learner needs
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         obs, info = self.env.reset(seed=seed)
@@ -105,7 +107,7 @@ class LearnerVectorEnv:
 
     def _keep_final(self, g: np.ndarray, fin: dict[str, Any], final: np.ndarray) -> None:
         if "final_obs" in fin and len(fin["final_index"]):
-            final[g[fin["final_index"]]] = fin["final_obs"][:, self.learner_seats[0]]
+            final[g[fin["final_index"]]] = fin["final_obs"]
 
     def _play_opponents(self, rewards: np.ndarray, ended: np.ndarray, final: np.ndarray) -> None:
         """Let the opponents move until every game waits for a learner seat."""

@@ -1,0 +1,173 @@
+"""Throughput of the batched engine and the vector env beside the reference, in one run.
+
+    python benchmarks/batch_speed.py [--rules dehla] [--seconds 2] [--sizes 1,256,4096,16384]
+
+Random legal play everywhere. Prints, for the reference (scalar) engine and env and
+for the batched engine and vector env at each batch size N, decisions (moves) per
+second, both wall-clock and per CPU-second of this process (on a shared machine the
+CPU figure is the steadier one), and the ratio to the scalar figure measured in the
+same run (the ratio is the figure to compare between runs):
+
+* reference engine: ``MatchState`` with ``legal_actions`` / ``apply_action`` (no
+  observations), as ``benchmarks/engine_speed.py``;
+* reference env: ``dehla_env.raw_env`` with its flat observation and mask per decision;
+* batched engine: :class:`BatchEngine` stepping all N games (legal masks, the random
+  choice, chance steps and re-deals included; no observations);
+* vector env: ``vector_env(...).step`` with flat observations and masks for all N.
+
+Then the memory the vector env holds per game, and for 65,536 games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dehla_env import make_rules, raw_env
+from dehla_env.actions import NUM_ACTIONS
+from dehla_env.engine import MatchState, Phase
+from dehla_env.vector import BatchEngine, random_legal, vector_env
+from dehla_env.vector.engine import DONE, DRAW
+
+
+def timed(step: Callable[[], int], seconds: float) -> tuple[float, float]:
+    """Run ``step`` (returns decisions made) for about ``seconds`` of CPU time;
+    returns (decisions per wall second, decisions per CPU second)."""
+    step()  # warm up
+    done = 0
+    w0, c0 = time.perf_counter(), time.process_time()
+    while time.process_time() - c0 < seconds:
+        done += step()
+    return done / (time.perf_counter() - w0), done / (time.process_time() - c0)
+
+
+def reference_engine(rules_name: str, options: dict[str, Any], seconds: float) -> tuple[float, float]:
+    rules = make_rules(rules_name, options)
+    rng = np.random.default_rng(0)
+
+    def hand() -> int:
+        match = MatchState.new(rules, rng)
+        match.sample_chance(rng)
+        h = match.hand
+        moves = 0
+        while h.phase != Phase.DONE:
+            if h.phase == Phase.DRAW:
+                match.sample_chance(rng)
+                continue
+            legal = h.legal_actions()
+            match.apply_action(legal[int(rng.integers(len(legal)))])
+            moves += 1
+        return moves
+
+    return timed(hand, seconds)
+
+
+def reference_env(rules_name: str, options: dict[str, Any], seconds: float) -> tuple[float, float]:
+    env = raw_env(rules=rules_name, **options)
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+
+    def hand() -> int:
+        env.reset()
+        moves = 0
+        while True:
+            agent = env.agent_selection
+            if env.terminations[agent]:
+                return moves
+            obs = env.observe(agent)
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            moves += 1
+
+    return timed(hand, seconds)
+
+
+def batched_engine(rules_name: str, options: dict[str, Any], n: int, seconds: float) -> tuple[float, float]:
+    rules = make_rules(rules_name, options)
+    engine = BatchEngine(rules, n)
+    rng = np.random.default_rng(0)
+    mask = np.zeros((n, NUM_ACTIONS), bool)
+    decks, dealers = engine.sample_deals(rng, n)
+    engine.deal(engine.all, decks, dealers)
+
+    def step() -> int:
+        engine.legal_mask(engine.all, out=mask)
+        engine.step(random_legal(mask, rng))
+        due = np.flatnonzero(engine.phase == DRAW)
+        if len(due):
+            engine.draw(due, engine.sample_draws(rng, due))
+        done = np.flatnonzero(engine.phase == DONE)
+        if len(done):
+            d, s = engine.sample_deals(rng, len(done))
+            engine.deal(done, d, s)
+        return n
+
+    return timed(step, seconds)
+
+
+def vector(rules_name: str, options: dict[str, Any], n: int, seconds: float, **kw: Any) -> tuple[float, float]:
+    env = vector_env(rules_name, num_envs=n, seed=0, **options, **kw)
+    rng = np.random.default_rng(0)
+    state = {"info": env.reset()[1]}
+
+    def step() -> int:
+        obs, rewards, terminated, truncated, info = env.step(random_legal(state["info"]["action_mask"], rng))
+        state["info"] = info
+        return n
+
+    return timed(step, seconds)
+
+
+def memory_per_game(rules_name: str, options: dict[str, Any], n: int = 4096) -> float:
+    tracemalloc.start()
+    env = vector_env(rules_name, num_envs=n, seed=0, **options)
+    obs, info = env.reset()
+    obs, *_ = env.step(random_legal(info["action_mask"], np.random.default_rng(0)))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del env, obs
+    return peak / n
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rules", default="dehla")
+    parser.add_argument("--trump", default=None, help="trump option (dehla: first-void / chosen)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per measurement")
+    parser.add_argument("--sizes", default="1,256,4096,16384")
+    args = parser.parse_args()
+    options: dict[str, Any] = {} if args.trump is None else {"trump": args.trump}
+    sizes = [int(s) for s in args.sizes.split(",")]
+    label = args.rules + "".join(f" {k}={v}" for k, v in options.items())
+    print(f"ruleset: {label}; random legal play; {args.seconds:g} CPU-s per figure")
+    print(f"{'':34s} {'N':>6s} {'decisions/s':>13s} {'per CPU-s':>13s} {'x scalar':>9s}")
+
+    def row(name: str, n: int | str, wall: float, cpu: float, base: float | None) -> None:
+        ratio = f"{cpu / base:9.1f}" if base else f"{'1.0':>9s}"
+        print(f"{name:34s} {n!s:>6s} {wall:13,.0f} {cpu:13,.0f} {ratio}")
+
+    ew, ec = reference_engine(args.rules, options, args.seconds)
+    row("reference engine (MatchState)", 1, ew, ec, None)
+    vw, vc = reference_env(args.rules, options, args.seconds)
+    row("reference env (raw_env, obs)", 1, vw, vc, None)
+    for n in sizes:
+        w, c = batched_engine(args.rules, options, n, args.seconds)
+        row("batched engine (no obs)", n, w, c, ec)
+    for n in sizes:
+        w, c = vector(args.rules, options, n, args.seconds)
+        row("vector_env (obs + masks)", n, w, c, vc)
+    if 4096 in sizes:
+        w, c = vector(args.rules, options, 4096, args.seconds, copy=False, final_obs=False)
+        row("vector_env copy=False final_obs=False", 4096, w, c, vc)
+    per_game = memory_per_game(args.rules, options)
+    print(f"vector_env memory: {per_game:,.0f} bytes per game; 65,536 games: {per_game * 65536 / 2**30:.2f} GiB")
+    print("x scalar: CPU-time ratio to the reference engine (batched engine rows) or to the reference env (vector_env)")
+
+
+if __name__ == "__main__":
+    main()

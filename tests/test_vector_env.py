@@ -1,0 +1,301 @@
+"""The vector env's API, seeding, auto-reset, errors and memory; the batched policies
+and the learner wrapper. (Equality with the reference env: test_vector_equivalence.py.)"""
+
+from __future__ import annotations
+
+import tracemalloc
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dehla_env import IllegalMoveError
+from dehla_env.actions import NUM_ACTIONS
+from dehla_env.encoding import layout_for
+from dehla_env.vector import (
+    EasyPolicy,
+    HardPolicy,
+    LearnerVectorEnv,
+    RandomPolicy,
+    TorchPolicy,
+    random_legal,
+    vector_env,
+)
+
+RULESETS: list[tuple[str, dict[str, Any]]] = [
+    ("dehla", {}),
+    ("dehla", {"trump": "chosen"}),
+    ("dehla-direct", {"trump": "closed"}),
+    ("dehla-direct", {"trump": "named", "players": 6}),
+    ("court-piece", {}),
+    ("coat-pees", {}),
+]
+
+
+def _play(env: Any, steps: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset()
+    for _ in range(steps):
+        obs, rewards, terminated, truncated, info = env.step(random_legal(info["action_mask"], rng))
+    return obs, rewards, info
+
+
+def test_reset_and_step_shapes_and_dtypes() -> None:
+    env = vector_env("dehla", num_envs=8, seed=0)
+    D = layout_for(4).size
+    obs, info = env.reset()
+    assert obs.shape == (8, D) and obs.dtype == np.float32
+    assert info["action_mask"].shape == (8, NUM_ACTIONS) and info["action_mask"].dtype == bool
+    assert info["seat"].shape == (8,) and ((info["seat"] >= 0) & (info["seat"] < 4)).all()
+    assert info["action_mask"].any(axis=1).all()
+    assert env.single_observation_space.shape == (D,)
+    assert env.observation_space.contains(obs)
+    obs, rewards, terminated, truncated, info = env.step(random_legal(info["action_mask"], np.random.default_rng(0)))
+    assert rewards.shape == (8, 4) and rewards.dtype == np.float32
+    assert terminated.shape == truncated.shape == (8,) and terminated.dtype == bool
+    assert len(info["final_index"]) == 0
+
+
+def test_one_hand_per_episode_with_zero_sum_partner_rewards() -> None:
+    env = vector_env("dehla", num_envs=64, seed=1)
+    rng = np.random.default_rng(1)
+    obs, info = env.reset()
+    hands = 0
+    steps_since = np.zeros(64, int)
+    for _ in range(300):
+        obs, rewards, terminated, _, info = env.step(random_legal(info["action_mask"], rng))
+        steps_since += 1
+        assert (rewards[~terminated] == 0).all()
+        done = rewards[terminated]
+        assert set(np.unique(done[:, 0])) <= {-1.0, 1.0}  # R1.6: every dehla hand has a winner
+        assert (done[:, 0] == done[:, 2]).all() and (done[:, 1] == done[:, 3]).all()
+        assert (done[:, 0] == -done[:, 1]).all()
+        # a dehla hand is 52 cards (plus nothing else with first-void trump)
+        assert (steps_since[terminated] == 52).all()
+        steps_since[terminated] = 0
+        hands += int(terminated.sum())
+        k = len(info["final_index"])
+        assert info["final_obs"].shape == (k, env.observation_size)
+        assert info["final_seat"].shape == (k,)
+        if k:
+            assert (info["final_obs"][:, -8:].sum(axis=1) > 0).all()  # match values after the hand
+        assert set(info["final_outcome"]) >= {"winner", "kot", "tricks", "tens", "trump", "dealer"}
+        assert (info["final_outcome"]["tens"].sum(axis=1) == 4).all()
+        assert (info["final_outcome"]["tricks"].sum(axis=1) == 13).all()
+    assert hands >= 64 * 5
+
+
+@pytest.mark.parametrize("kind", ["tens", "tricks"])
+def test_reward_kinds(kind: str) -> None:
+    env = vector_env("dehla", num_envs=32, seed=2, reward=kind)
+    rng = np.random.default_rng(2)
+    obs, info = env.reset()
+    for _ in range(110):
+        obs, rewards, terminated, _, info = env.step(random_legal(info["action_mask"], rng))
+        if terminated.any():
+            out = info["final_outcome"]
+            key = "tens" if kind == "tens" else "tricks"
+            scale = 4 if kind == "tens" else 13
+            expected = (out[key][:, 0] - out[key][:, 1]) / scale
+            np.testing.assert_allclose(rewards[info["final_index"], 0], expected, rtol=1e-6)
+
+
+def test_seeding_is_reproducible() -> None:
+    a = _play(vector_env("coat-pees", num_envs=16, seed=5), 90)
+    b = _play(vector_env("coat-pees", num_envs=16, seed=5), 90)
+    c = _play(vector_env("coat-pees", num_envs=16, seed=6), 90)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[2]["action_mask"], b[2]["action_mask"])
+    assert not np.array_equal(a[0], c[0])
+    env = vector_env("coat-pees", num_envs=16)
+    env.reset(seed=5)
+    first, _ = vector_env("coat-pees", num_envs=16, seed=5).reset()
+    again, _ = env.reset(seed=5)
+    assert np.array_equal(first, again)
+
+
+def test_first_dealers_are_uniform_unless_fixed() -> None:
+    env = vector_env("dehla", num_envs=8000, seed=3)
+    env.reset()
+    counts = np.bincount(env.engine.dealer, minlength=4)
+    assert (abs(counts - 2000) < 200).all()
+    fixed = vector_env("dehla", num_envs=50, seed=3, first_dealer=2)
+    obs, info = fixed.reset()
+    assert (fixed.engine.dealer == 2).all() and (info["seat"] == 3).all()  # R1.2: dealer+1 leads
+
+
+def test_illegal_action_raises_and_changes_nothing() -> None:
+    env = vector_env("dehla", num_envs=4, seed=7)
+    twin = vector_env("dehla", num_envs=4, seed=7)
+    obs, info = env.reset()
+    twin.reset()
+    actions = random_legal(info["action_mask"], np.random.default_rng(0))
+    bad = actions.copy()
+    bad[2] = int(np.flatnonzero(~info["action_mask"][2])[0])
+    with pytest.raises(IllegalMoveError, match="game 2"):
+        env.step(bad)
+    with pytest.raises(IllegalMoveError):
+        env.step(np.full(4, NUM_ACTIONS))
+    with pytest.raises(ValueError):
+        env.step(actions[:3])
+    o1, r1, t1, _, i1 = env.step(actions)
+    o2, r2, t2, _, i2 = twin.step(actions)
+    assert np.array_equal(o1, o2) and np.array_equal(i1["action_mask"], i2["action_mask"])
+
+
+def test_copy_option() -> None:
+    env = vector_env("dehla", num_envs=4, seed=0)
+    obs1, info1 = env.reset()
+    obs2, _, _, _, info1 = env.step(random_legal(info1["action_mask"], np.random.default_rng(0)))
+    assert obs1 is not obs2 and not np.shares_memory(obs1, obs2)
+    # arrays still held (directly or through a view) are never recycled; released ones are
+    rng = np.random.default_rng(1)
+    kept, snapshots, view = [], [], None
+    for t in range(12):
+        obs2, _, _, _, info1 = env.step(random_legal(info1["action_mask"], rng))
+        if t < 3:
+            kept.append(obs2)
+            snapshots.append(obs2.copy())
+        if t == 5:
+            view = obs2[1:3]
+            view_snapshot = view.copy()
+    for a, b in zip(kept, snapshots):
+        assert np.array_equal(a, b)
+    assert view is not None and np.array_equal(view, view_snapshot)
+    fast = vector_env("dehla", num_envs=4, seed=0, copy=False)
+    obs1, info1 = fast.reset()
+    obs2, *_ = fast.step(random_legal(info1["action_mask"], np.random.default_rng(0)))
+    assert obs1 is obs2  # the same buffer, overwritten
+
+
+def test_final_obs_modes_agree() -> None:
+    envs = {mode: vector_env("dehla", num_envs=16, seed=8, final_obs=mode) for mode in ("actor", "all", 3)}
+    infos = {mode: env.reset()[1] for mode, env in envs.items()}
+    rng = np.random.default_rng(8)
+    ended = 0
+    for _ in range(60):
+        actions = random_legal(infos["actor"]["action_mask"], rng)
+        for mode, env in envs.items():
+            infos[mode] = env.step(actions)[4]
+        actor, every, three = infos["actor"], infos["all"], infos[3]
+        k = np.arange(len(actor["final_index"]))
+        assert np.array_equal(actor["final_obs"], every["final_obs"][k, actor["final_seat"]])
+        assert np.array_equal(three["final_obs"], every["final_obs"][:, 3])
+        ended += len(k)
+    assert ended == 16
+
+
+def test_final_obs_can_be_switched_off() -> None:
+    env = vector_env("court-piece", num_envs=16, seed=0, final_obs=False)
+    rng = np.random.default_rng(0)
+    obs, info = env.reset()
+    seen = 0
+    for _ in range(80):
+        obs, rewards, terminated, _, info = env.step(random_legal(info["action_mask"], rng))
+        assert "final_obs" not in info
+        seen += int(terminated.sum())
+    assert seen > 0
+
+
+def test_reset_with_given_decks_and_errors() -> None:
+    env = vector_env("dehla", num_envs=2, seed=0)
+    decks = np.stack([np.arange(52), np.arange(52)[::-1]])
+    env.reset(options={"decks": decks, "dealers": np.array([0, 3])})
+    assert env.engine.dealer.tolist() == [0, 3]
+    assert env.engine.hand_cards(0, 1) == [0, 4, 8, 12, 16]  # R0.3: dealer+1 gets positions 0, 4, ...
+    with pytest.raises(ValueError, match="permutation"):
+        env.reset(options={"decks": np.zeros((2, 52), int), "dealers": np.array([0, 0])})
+    with pytest.raises(ValueError):
+        env.reset(options={"decks": decks, "dealers": np.array([0, 4])})
+    with pytest.raises(NotImplementedError):
+        vector_env("dehla", episode="match")
+    with pytest.raises(ValueError):
+        vector_env("dehla", reward="points")
+    with pytest.raises(ValueError):
+        vector_env("court-piece", reward="tens")
+    with pytest.raises(RuntimeError):
+        vector_env("dehla", num_envs=2).step(np.zeros(2, int))
+
+
+@pytest.mark.parametrize("cfg", RULESETS, ids=lambda c: c[0] + "".join(f"-{v}" for v in c[1].values()))
+def test_every_ruleset_and_policy_plays_legal_moves(cfg: tuple[str, dict[str, Any]]) -> None:
+    name, opts = cfg
+    env = vector_env(name, num_envs=1 if opts.get("players") == 6 else 24, seed=4, **opts)
+    n = env.num_players
+    policies = [RandomPolicy(0), EasyPolicy(n, 1), HardPolicy(n, 2)]
+    obs, info = env.reset()
+    hands = 0
+    for t in range(400):
+        policy = policies[t % 3]
+        actions = policy(obs, info["action_mask"])
+        assert info["action_mask"][np.arange(len(actions)), actions].all()
+        obs, rewards, terminated, _, info = env.step(actions)
+        hands += int(terminated.sum())
+        assert np.allclose(rewards[:, 0::2].sum(axis=1) / (n // 2), -rewards[:, 1::2].sum(axis=1) / (n // 2))
+    assert hands > 0
+
+
+def _win_rate(learner: str, opponents: str, hands: int = 1500, rules: str = "dehla") -> float:
+    env = vector_env(rules, num_envs=256, seed=11)
+    wrapped = LearnerVectorEnv(env, learner_seats=(0, 2), opponents=opponents, seed=12)
+    policy = {"hard": HardPolicy(4, 13), "easy": EasyPolicy(4, 13), "random": RandomPolicy(13)}[learner]
+    obs, info = wrapped.reset()
+    total = won = 0
+    while total < hands:
+        assert np.isin(info["seat"], (0, 2)).all()
+        obs, rewards, terminated, _, info = wrapped.step(policy(obs, info["action_mask"]))
+        total += int(terminated.sum())
+        won += int((rewards[terminated] > 0).sum())
+    return won / total
+
+
+def test_hard_beats_random_and_easy_is_not_worse() -> None:
+    assert _win_rate("hard", "random") > 0.65
+    assert _win_rate("easy", "random") > 0.5
+
+
+def test_learner_wrapper_with_a_torch_opponent() -> None:
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny matrices: thread hand-offs would cost more than the work
+    try:
+        _learner_wrapper_with_a_torch_opponent(torch)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _learner_wrapper_with_a_torch_opponent(torch: Any) -> None:
+    env = vector_env("coat-pees", num_envs=32, seed=0)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(env.observation_size, 32), torch.nn.ReLU(), torch.nn.Linear(32, 85))
+    opponent = TorchPolicy(model, seed=0)
+    wrapped = LearnerVectorEnv(env, learner_seats=(1,), opponents=opponent, seed=1)
+    assert len(wrapped._policies) == 1  # one callable plays seats 0, 2 and 3 in one batch
+    obs, info = wrapped.reset()
+    rng = np.random.default_rng(0)
+    hands = 0
+    for _ in range(30):
+        assert (info["seat"] == 1).all()
+        assert info["action_mask"].any(axis=1).all()
+        obs, rewards, terminated, truncated, info = wrapped.step(random_legal(info["action_mask"], rng))
+        assert (rewards[~terminated] == 0).all()
+        assert info["final_obs"].shape == obs.shape
+        assert (info["final_obs"][terminated].sum(axis=1) > 0).all()
+        hands += int(terminated.sum())
+    assert hands >= 32
+    with pytest.raises(ValueError):
+        LearnerVectorEnv(env, learner_seats=(0, 1))
+    with pytest.raises(ValueError):
+        LearnerVectorEnv(env, learner_seats=(0,), opponents={1: "random"})
+
+
+def test_memory_per_game_allows_65536_games_in_2_gb() -> None:
+    n = 4096
+    tracemalloc.start()
+    env = vector_env("dehla", num_envs=n, seed=0)
+    obs, info = env.reset()
+    obs, *_ = env.step(random_legal(info["action_mask"], np.random.default_rng(0)))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    per_game = peak / n
+    assert per_game * 65536 < 1.5 * 2**30, f"{per_game:.0f} bytes per game"
+    assert env.engine.nbytes() / n < 4000

@@ -1,0 +1,345 @@
+"""The batched engine and vector env against the reference engine and env.
+
+The same deals, the same R1.4 draws and the same moves go through both: every decision
+must show identical legal masks, seats and observations (float32-equal vectors); every
+step identical rewards for every seat; every finished hand identical outcomes (trick
+winners, takes, tricks, tens, trump, trump maker, contract, hand winner, kot) and
+identical final observations for every seat. The reference side is
+:class:`dehla_env.env.raw_env` itself, with its chance steps fed from the batched
+game. Then the public R6 conformance records replay through the batched engine.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dehla_env import make_rules
+from dehla_env.encoding import ObservationEncoder, decode
+from dehla_env.engine import MatchState, Phase
+from dehla_env.engine.hand import trick_winner_index
+from dehla_env.env import raw_env
+from dehla_env.vector import vector_env
+from dehla_env.vector.engine import BatchEngine, trick_winner_positions
+from dehla_env.vector.observe import BatchObserver
+from dehla_env.vector.policies import HardPolicy, random_legal
+from dehla_env.vector.replay import replay_records
+
+PUBLIC = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "public"
+
+
+class _ScriptedEnv(raw_env):
+    """The reference env, its chance steps (deal, R1.4 draw) taken from the batched game."""
+
+    def __init__(self, vec: Any, slot: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.vec = vec
+        self.slot = slot
+
+    def _advance_chance(self) -> None:
+        match = self.match
+        assert match is not None
+        e = self.vec.engine
+        while match.is_chance():
+            if match.hand.complete:
+                return
+            if match.hand.phase == Phase.DRAW:
+                match.apply_draw(int(e.draw_card[self.slot]))
+            else:
+                match.apply_deal([int(c) for c in e.deck[self.slot]])
+
+    def new_hand(self) -> None:
+        self.first_dealer = int(self.vec.engine.dealer[self.slot])
+        self.reset()
+
+
+def _diff(a: np.ndarray, b: np.ndarray, n: int) -> str:
+    da, db = decode(a, n), decode(b, n)
+    return ", ".join(k for k in da if not np.array_equal(da[k], db[k]))
+
+
+def _outcome_of(env: raw_env) -> dict[str, Any]:
+    match = env.match
+    assert match is not None
+    hand = match.hand
+    summary = match.summaries[-1]
+    result = summary.result
+    return {
+        "winner": -1 if result.winner is None else result.winner,
+        "kot": -1 if result.kot is None else result.kot,
+        "score": list(result.score),
+        "tricks": list(hand.tricks),
+        "tens": list(hand.tens),
+        "trump": hand.trump_suit,
+        "trump_maker": hand.trump_maker,
+        "dealer": hand.dealer,
+        "contract_seat": -1 if hand.contract is None else hand.contract[0],
+        "contract_level": 0 if hand.contract is None else hand.contract[1],
+    }
+
+
+def all_follow_decks(rng: np.random.Generator, k: int) -> np.ndarray:
+    """Decks whose first five cards each (R0.3 positions 0..19) have the same suit counts
+    at every seat, so everybody can follow suit for five tricks: R1.4's draw is due."""
+    decks = np.zeros((k, 52), np.int64)
+    for i in range(k):
+        counts = rng.multinomial(5, [0.25] * 4)
+        while counts.max() > 3:  # at most 13 // 4 cards of a suit each
+            counts = rng.multinomial(5, [0.25] * 4)
+        first = np.zeros((4, 5), np.int64)
+        used = []
+        col = 0
+        for suit, c in enumerate(counts):
+            cards = suit * 13 + rng.permutation(13)[: 4 * c]
+            first[:, col : col + c] = cards.reshape(4, c)
+            used.extend(cards.tolist())
+            col += c
+        for row in first:
+            rng.shuffle(row)
+        rest = rng.permutation(np.setdiff1d(np.arange(52), used))
+        decks[i, :20] = first.T.reshape(-1)  # position j * 4 + k goes to the k-th seat dealt
+        decks[i, 20:] = rest
+    return decks
+
+
+def run_equivalence(
+    rules_name: str,
+    options: dict[str, Any],
+    episodes: int,
+    num_envs: int = 64,
+    seed: int = 0,
+    all_seats_every: int = 7,
+    first_decks: np.ndarray | None = None,
+) -> dict[str, int]:
+    """Play until ``episodes`` hands are complete; returns counts of what was compared."""
+    reward = options.pop("reward", "win")
+    vec = vector_env(rules_name, num_envs=num_envs, seed=seed, reward=reward, final_obs="all", **options)
+    n = vec.num_players
+    refs = [_ScriptedEnv(vec, i, rules=rules_name, reward=reward, **options) for i in range(num_envs)]
+    if first_decks is None:
+        obs, info = vec.reset()
+    else:
+        dealers = np.random.default_rng(seed).integers(n, size=num_envs)
+        obs, info = vec.reset(options={"decks": first_decks, "dealers": dealers})
+    for ref in refs:
+        ref.new_hand()
+    hard = HardPolicy(n, seed)
+    rng = np.random.default_rng(seed + 1)
+    use_hard = np.arange(num_envs) % 3 == 0  # a third of the games play the hard heuristic
+    finished = 0
+    decisions = 0
+    draws = 0
+    step = 0
+    while finished < episodes:
+        mask = info["action_mask"]
+        seat = info["seat"]
+        for i, ref in enumerate(refs):
+            agent = ref.agent_selection
+            s = ref.agent_name_mapping[agent]
+            assert s == seat[i], f"game {i}: seat {seat[i]} to act, reference {s}"
+            ref_obs = ref.observe(agent)
+            assert np.array_equal(ref_obs["action_mask"].astype(bool), mask[i]), (
+                f"game {i} step {step}: mask {np.flatnonzero(mask[i])} vs {np.flatnonzero(ref_obs['action_mask'])}"
+            )
+            assert np.array_equal(ref_obs["observation"], obs[i]), (
+                f"game {i} step {step}: observation differs in {_diff(ref_obs['observation'], obs[i], n)}"
+            )
+            if step % all_seats_every == 0:  # every seat's view, not only the one to act
+                rows = np.full(n, i)
+                views = vec.observer.observe(rows, np.arange(n))
+                for other in range(n):
+                    expected = ref.encoder.encode(ref.match, other)  # type: ignore[arg-type]
+                    assert np.array_equal(expected, views[other]), (
+                        f"game {i} step {step} seat {other}: {_diff(expected, views[other], n)}"
+                    )
+        actions = random_legal(mask, rng)
+        if use_hard.any():
+            actions[use_hard] = hard(obs[use_hard], mask[use_hard])
+        obs, rewards, terminated, truncated, info = vec.step(actions)
+        assert not truncated.any()
+        decisions += num_envs
+        final_pos = {int(g): k for k, g in enumerate(info["final_index"])}
+        for i, ref in enumerate(refs):
+            ref.step(int(actions[i]))
+            expected_r = np.array([ref.rewards[a] for a in ref.possible_agents], np.float32)
+            assert np.array_equal(expected_r, rewards[i]), f"game {i} step {step}: rewards {rewards[i]} vs {expected_r}"
+            ref_done = all(ref.terminations.values())
+            assert ref_done == bool(terminated[i]), f"game {i} step {step}: terminated {terminated[i]}"
+            if not ref_done:
+                continue
+            k = final_pos[i]
+            out = {key: v[k] for key, v in info["final_outcome"].items()}
+            expected = _outcome_of(ref)
+            got = {key: (list(out[key]) if np.ndim(out[key]) else int(out[key])) for key in expected}
+            assert got == expected, f"game {i}: outcome {got} vs {expected}"
+            for s, agent in enumerate(ref.possible_agents):
+                ref_final = ref.observe(agent)["observation"]
+                assert np.array_equal(ref_final, info["final_obs"][k, s]), (
+                    f"game {i} seat {s}: final observation differs in {_diff(ref_final, info['final_obs'][k, s], n)}"
+                )
+            finished += 1
+            draws += ref.match.hand.draw_card >= 0  # type: ignore[union-attr]
+            ref.new_hand()
+        step += 1
+    return {"decisions": decisions, "hands": finished, "draws": draws}
+
+
+CONFIGS: list[tuple[str, dict[str, Any]]] = [
+    ("dehla", {}),
+    ("dehla", {"trump": "chosen"}),
+    ("dehla", {"reward": "tens", "kots": 1}),
+    ("dehla", {"trump": "chosen", "reward": "tricks", "max_hands": 1}),
+    ("dehla-direct", {}),
+    ("dehla-direct", {"trump": "open", "match": "points", "points": 1}),
+    ("dehla-direct", {"trump": "closed", "reward": "tens"}),
+    ("dehla-direct", {"trump": "named", "scoring": "double-sar", "streak": 1}),
+    ("dehla-direct", {"scoring": "tricks", "reward": "tricks", "max_hands": 1}),
+    ("court-piece", {}),
+    ("court-piece", {"defender_kot": True, "reward": "points", "points": 2}),
+    ("coat-pees", {}),
+    ("coat-pees", {"reward": "points", "gap": 8, "max_hands": 1}),
+]
+SIX = [
+    ("dehla-direct", {"players": 6}),
+    ("dehla-direct", {"players": 6, "trump": "closed", "scoring": "double-sar"}),
+    ("dehla-direct", {"players": 6, "trump": "open", "scoring": "tricks"}),
+]
+#: the default checks: the main configuration of each ruleset gets the most hands
+MAIN = {0: 600, 1: 600, 4: 400, 9: 400, 11: 400}
+
+
+def _id(cfg: tuple[str, dict[str, Any]]) -> str:
+    name, opts = cfg
+    return name + "".join(f"-{k}={v}" for k, v in opts.items())
+
+
+@pytest.mark.parametrize("index", range(len(CONFIGS)), ids=[_id(c) for c in CONFIGS])
+def test_vector_env_matches_reference_env(index: int) -> None:
+    name, opts = CONFIGS[index]
+    run_equivalence(name, dict(opts), episodes=MAIN.get(index, 120), seed=index)
+
+
+@pytest.mark.parametrize("cfg", SIX, ids=[_id(c) for c in SIX])
+def test_six_players_match_reference_env(cfg: tuple[str, dict[str, Any]]) -> None:
+    name, opts = cfg
+    run_equivalence(name, dict(opts), episodes=40, num_envs=16, seed=3)
+
+
+@pytest.mark.parametrize("trump", ["first-void", "chosen"])
+def test_r14_draw_hands_match_reference_env(trump: str) -> None:
+    """Deals where everybody follows suit for five tricks: the R1.4 draw happens inside
+    the vector env (first-void); with chosen trump the same deals play normally."""
+    decks = all_follow_decks(np.random.default_rng(2), 48)
+    stats = run_equivalence(
+        "dehla", {"trump": trump}, episodes=48, num_envs=48, seed=2, first_decks=decks, all_seats_every=2
+    )
+    if trump == "first-void":
+        assert stats["draws"] >= 40  # the first hand of (nearly) every game drew its trump
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cfg", CONFIGS + SIX, ids=[_id(c) for c in CONFIGS + SIX])
+def test_vector_env_matches_reference_env_thousands(cfg: tuple[str, dict[str, Any]]) -> None:
+    name, opts = cfg
+    run_equivalence(name, dict(opts), episodes=3000, num_envs=256, seed=11, all_seats_every=3)
+
+
+# --------------------------------------------------------------------- engine level
+def test_trick_winner_matches_reference_on_random_tricks() -> None:
+    rng = np.random.default_rng(5)
+    for n in (4, 6):
+        cards = rng.integers(0, 52, size=(4000, n))
+        cards[:500, 1] = cards[:500, 0]  # equal cards (three packs): the first played wins
+        led = cards[:, 0] // 13
+        trump = rng.integers(-1, 4, size=4000)
+        got = trick_winner_positions(cards, led, trump)
+        want = [trick_winner_index(list(map(int, c)), int(t)) for c, t in zip(cards, trump)]
+        assert got.tolist() == want
+
+
+def test_engine_replays_given_deals_and_draws() -> None:
+    """Drive BatchEngine directly (no env) with explicit decks and draws."""
+    rules = make_rules("dehla")
+    rng = np.random.default_rng(9)
+    N = 200
+    engine = BatchEngine(rules, N)
+    observer = BatchObserver(engine)
+    decks, dealers = engine.sample_deals(rng, N)
+    decks[::2] = all_follow_decks(rng, N // 2)  # half the deals reach the R1.4 draw
+    engine.deal(engine.all, decks, dealers)
+    refs = []
+    for i in range(N):
+        m = MatchState(rules, int(dealers[i]))
+        m.apply_deal([int(c) for c in decks[i]])
+        refs.append(m)
+    enc = ObservationEncoder(rules)
+    draws = 0
+    while True:
+        due = np.flatnonzero(engine.phase == Phase.DRAW)
+        if len(due):
+            cards = engine.sample_draws(rng, due)
+            for i, c in zip(due, cards):
+                assert int(c) in refs[i].hand.draw_candidates()
+                refs[i].apply_draw(int(c))
+            engine.draw(due, cards)
+            draws += len(due)
+        active = np.flatnonzero(engine.phase != Phase.DONE)
+        if not len(active):
+            break
+        mask = engine.legal_mask(active)
+        for j, i in enumerate(active):
+            assert np.array_equal(refs[i].legal_mask(), mask[j])
+            if j % 5 == 0:
+                seat = int(engine.to_act[i])
+                obs = observer.observe(np.array([i]), np.array([seat]))[0]
+                assert np.array_equal(enc.encode(refs[i], seat), obs)
+        actions = random_legal(mask, rng)
+        engine.step(actions, active)
+        for a, i in zip(actions, active):
+            refs[i].apply_action(int(a))
+    assert draws > 0  # R1.4: some deals reach the draw
+    for i in range(N):
+        s = engine.summary(i)
+        hand = refs[i].hand
+        assert s["trick_winners"] == hand.trick_winners
+        assert s["takes"] == [list(t) for t in hand.takes]
+        assert s["tens"] == hand.tens and s["complete"]
+
+
+# --------------------------------------------------------------------- R6 records
+@pytest.mark.skipif(not (PUBLIC / "records.jsonl").exists(), reason="public conformance set not present")
+def test_r6_public_records_replay_through_batched_engine() -> None:
+    records = [json.loads(line) for line in (PUBLIC / "records.jsonl").read_text().splitlines() if line.strip()]
+    expected = {}
+    for line in (PUBLIC / "expected.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        expected[r["id"]] = r
+
+    def norm(obj: dict[str, Any]) -> dict[str, Any]:
+        err = obj.get("error")
+        if isinstance(err, dict):
+            obj = dict(obj, error={"hand": err.get("hand"), "move": err.get("move")})
+        return obj
+
+    outputs = replay_records(records)
+    assert len(outputs) == len(records)
+    mismatched = [o["id"] for o in outputs if norm(o) != norm(expected[o["id"]])]
+    assert not mismatched, f"{len(mismatched)} of {len(outputs)} records differ, first: {mismatched[:5]}"
+
+
+def test_r6_bad_records_through_batched_engine() -> None:
+    outs = replay_records(
+        [
+            {"id": "a", "rules": "whist", "first_dealer": 0, "hands": []},
+            {"id": "b", "rules": "dehla", "first_dealer": 4, "hands": []},
+            {"id": "c", "rules": "dehla", "first_dealer": 0, "hands": [{"deck": "AS KS", "moves": []}]},
+            {"id": "d", "rules": "dehla", "first_dealer": 0, "hands": [{"deck": " ".join(["AS"] * 52)}]},
+        ]
+    )
+    assert [o["error"]["hand"] for o in outs] == [None, None, 0, 0]
+    assert all(o["error"]["move"] is None for o in outs)
+    assert outs[2]["hands"] == [] and outs[2]["hands_played"] == 0
