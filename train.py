@@ -511,12 +511,23 @@ def load_args(config: str | None, overrides: list[str]) -> Args:
     return Args(**values)
 
 
-def run_pool_map(fn: Any, tasks: list[dict[str, Any]], workers: int) -> list[dict[str, np.ndarray]]:
-    if workers <= 0:
-        return [fn(t) for t in tasks]
-    ctx = mp.get_context("fork")
-    with ctx.Pool(min(workers, len(tasks))) as pool:
-        return pool.map(fn, tasks)
+class Workers:
+    """A persistent pool of rollout processes (``spawn``: forking a process whose torch
+    thread pools are running can deadlock the child). ``n <= 0`` runs in-process."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.pool = mp.get_context("spawn").Pool(n) if n > 0 else None
+
+    def map(self, fn: Any, tasks: list[dict[str, Any]]) -> list[dict[str, np.ndarray]]:
+        if self.pool is None:
+            return [fn(t) for t in tasks]
+        return self.pool.map(fn, tasks)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
 
 
 def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -603,13 +614,14 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     args_dict = dataclasses.asdict(a)
+    workers = Workers(a.num_workers)
     t_start = time.time() - elapsed
 
     if not imitation_done:
         per = max(1, a.imitation_hands // max(1, a.num_workers))
         tasks = [{"args": args_dict, "seed": [a.seed, 10**6, w], "hands": per} for w in range(max(1, a.num_workers))]
         t0 = time.time()
-        data = concat(run_pool_map(collect_imitation, tasks, a.num_workers))
+        data = concat(workers.map(collect_imitation, tasks))
         print(f"imitation data: {len(data['action'])} decisions in {time.time() - t0:.0f}s", flush=True)
         imitation_fit(policy, critic, opt, data, a, gen, writer)
         imitation_done = True
@@ -632,7 +644,7 @@ def main(argv: list[str] | None = None) -> int:
             }
             for w in range(max(1, a.num_workers))
         ]
-        batch = concat(run_pool_map(collect, tasks, a.num_workers))
+        batch = concat(workers.map(collect, tasks))
         t_roll = time.time() - t0
         stats = ppo_update(policy, critic, opt, batch, a, gen)
         update += 1
@@ -662,6 +674,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  eval vs {opp}: {mean:.3f} [{lo:.3f}, {hi:.3f}] over {a.eval_deals} deals", flush=True)
         if update % a.checkpoint_every == 0:
             save()
+    workers.close()
     elapsed = time.time() - t_start
     save()
     writer.add_scalar("charts/wall_minutes", elapsed / 60, update)
