@@ -50,6 +50,7 @@ from agents.policy import PolicyAgent, PolicyNet, ValueNet
 from agents.registry import make_agent
 from agents.runner import play_hand
 from dehla_env.actions import NUM_ACTIONS
+from dehla_env.augment import ALL_PERMUTATIONS, suit_permutation_maps
 from dehla_env.cards import NUM_CARDS
 from dehla_env.encoding import ObservationEncoder, observation_size
 from dehla_env.engine import MatchState
@@ -80,6 +81,8 @@ class Args:
     """hands of teacher self-play recorded for the warm start (0: no warm start)"""
     imitation_epochs: int = 4
     """passes over the imitation data"""
+    augment_suits: bool = True
+    """relabel the suits of each imitation minibatch at random (dehla_env.augment)"""
     # --- PPO
     updates: int = 200
     """PPO updates (each one rollout plus optimisation)"""
@@ -149,6 +152,19 @@ def hidden_features(match: MatchState, seat: int) -> np.ndarray:
     if hand.trump_suit >= 0:
         out[n * NUM_CARDS + NUM_CARDS + hand.trump_suit] = 1
     return out
+
+
+def _critic_suit_index(suits: tuple[int, ...], players: int) -> np.ndarray:
+    """Gather indices relabelling the suits of :func:`hidden_features`."""
+    cards = np.array([suits[c // 13] * 13 + c % 13 for c in range(NUM_CARDS)])
+    forward = np.arange(players * NUM_CARDS + NUM_CARDS + 4)
+    for block in range(players + 1):
+        forward[block * NUM_CARDS : (block + 1) * NUM_CARDS] = block * NUM_CARDS + cards
+    base = (players + 1) * NUM_CARDS
+    forward[base : base + 4] = base + np.array(suits)
+    index = np.empty_like(forward)
+    index[forward] = np.arange(len(forward))
+    return index
 
 
 def critic_size(rules: Rules) -> int:
@@ -473,20 +489,27 @@ def imitation_fit(
     ret = torch.from_numpy(data["ret"]).float()
     n = len(act)
     step = 0
+    players = make_rules(a.rules, a.rule_options).players
     for epoch in range(a.imitation_epochs):
         perm = torch.randperm(n, generator=gen)
         correct = 0.0
         for start in range(0, n, a.minibatch_size):
             mb = perm[start : start + a.minibatch_size]
-            logits = policy.masked_logits(obs[mb], mask[mb])
-            ce = nn.functional.cross_entropy(logits, act[mb])
-            v = critic(critic_input(obs[mb], crit[mb], a.privileged_critic))
+            o, m, y, c = obs[mb], mask[mb], act[mb], crit[mb]
+            if a.augment_suits:
+                suits = ALL_PERMUTATIONS[int(torch.randint(len(ALL_PERMUTATIONS), (1,), generator=gen))]
+                oi, mi, af = suit_permutation_maps(suits, players)
+                o, m, y = o[:, oi], m[:, mi], torch.from_numpy(af)[y]
+                c = c[:, torch.from_numpy(_critic_suit_index(suits, players))]
+            logits = policy.masked_logits(o, m)
+            ce = nn.functional.cross_entropy(logits, y)
+            v = critic(critic_input(o, c, a.privileged_critic))
             vloss = 0.5 * ((v - ret[mb]) ** 2).mean()
             loss = ce + a.vf_coef * vloss
             opt.zero_grad()
             loss.backward()
             opt.step()
-            correct += float((logits.argmax(-1) == act[mb]).float().sum())
+            correct += float((logits.argmax(-1) == y).float().sum())
             writer.add_scalar("imitation/cross_entropy", ce.item(), step)
             writer.add_scalar("imitation/value_loss", vloss.item(), step)
             step += 1
