@@ -52,7 +52,7 @@ from agents.runner import play_hand
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.augment import ALL_PERMUTATIONS, suit_permutation_maps
 from dehla_env.cards import NUM_CARDS
-from dehla_env.encoding import ObservationEncoder, observation_size
+from dehla_env.encoding import ObservationEncoder, observation_size, privileged_features, privileged_size
 from dehla_env.engine import MatchState
 from dehla_env.rules import Rules, make_rules
 from dehla_env.view import view_of
@@ -134,28 +134,8 @@ class Args:
 
 
 # ---------------------------------------------------------------------------- features
-def hidden_features(match: MatchState, seat: int) -> np.ndarray:
-    """Privileged critic input beyond the observation: the other hands by relative
-    seat, the undealt cards and the true trump (a closed one included)."""
-    hand = match.hand
-    n = hand.n
-    out = np.zeros(n * NUM_CARDS + NUM_CARDS + 4, dtype=np.float32)
-    for s in range(n):
-        if s == seat:
-            continue
-        base = ((s - seat) % n) * NUM_CARDS
-        for c in hand.hand_cards(s):
-            out[base + c] += 1
-    if hand.deck is not None and hand.stage == 1:
-        for c in hand.deck[20:]:
-            out[n * NUM_CARDS + c] += 1
-    if hand.trump_suit >= 0:
-        out[n * NUM_CARDS + NUM_CARDS + hand.trump_suit] = 1
-    return out
-
-
 def _critic_suit_index(suits: tuple[int, ...], players: int) -> np.ndarray:
-    """Gather indices relabelling the suits of :func:`hidden_features`."""
+    """Gather indices relabelling the suits of :func:`privileged_features`."""
     cards = np.array([suits[c // 13] * 13 + c % 13 for c in range(NUM_CARDS)])
     forward = np.arange(players * NUM_CARDS + NUM_CARDS + 4)
     for block in range(players + 1):
@@ -168,7 +148,7 @@ def _critic_suit_index(suits: tuple[int, ...], players: int) -> np.ndarray:
 
 
 def critic_size(rules: Rules) -> int:
-    return observation_size(rules) + rules.players * NUM_CARDS + NUM_CARDS + 4
+    return observation_size(rules) + privileged_size(rules)
 
 
 def hand_reward(match: MatchState, side: int, tens_coef: float) -> float:
@@ -297,7 +277,7 @@ def collect(task: dict[str, Any]) -> dict[str, np.ndarray]:
                 if ctrl == "learn" and int(mask[i].sum()) > 1:
                     idx = len(act_l)
                     obs_l.append(obs[i])
-                    crit_l.append(hidden_features(g.match, s))
+                    crit_l.append(privileged_features(g.match, s))
                     mask_l.append(mask[i])
                     act_l.append(a)
                     logp_l.append(float(logp[i]))
@@ -354,7 +334,7 @@ def collect_imitation(task: dict[str, Any]) -> dict[str, np.ndarray]:
             a = bots[seat].act(view_of(match, seat))
             if len(legal) > 1:
                 obs_l.append(enc.encode(match, seat))
-                crit_l.append(hidden_features(match, seat))
+                crit_l.append(privileged_features(match, seat))
                 m = np.zeros(NUM_ACTIONS, dtype=bool)
                 m[legal] = True
                 mask_l.append(m)

@@ -526,3 +526,27 @@ class ObservationEncoder:
         if rows:
             out[: len(rows)] = rows
         return out
+
+
+def privileged_size(rules: Rules) -> int:
+    """Length of :func:`privileged_features`."""
+    return rules.players * NUM_CARDS + NUM_CARDS + 4
+
+
+def privileged_features(match: MatchState, frame: int) -> np.ndarray:
+    """What no seat may see, for centralised critics only: every hand by seat relative
+    to ``frame`` (n x 52), the cards not yet dealt (52) and the true trump suit (4, a
+    closed one included). Never give this to a policy."""
+    hand = match.hand
+    n = hand.n
+    out = np.zeros(n * NUM_CARDS + NUM_CARDS + 4, dtype=np.float32)
+    for s in range(n):
+        base = ((s - frame) % n) * NUM_CARDS
+        for c in hand.hand_cards(s):
+            out[base + c] += 1
+    if hand.deck is not None and hand.stage == 1:
+        for c in hand.deck[20:]:
+            out[n * NUM_CARDS + c] += 1
+    if hand.trump_suit >= 0:
+        out[n * NUM_CARDS + NUM_CARDS + hand.trump_suit] = 1
+    return out

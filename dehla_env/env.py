@@ -76,8 +76,14 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
-from .cards import NUM_CARDS
-from .encoding import NUM_BID_CHOICES, ObservationEncoder, layout_for, structured_from_flat
+from .encoding import (
+    NUM_BID_CHOICES,
+    ObservationEncoder,
+    layout_for,
+    privileged_features,
+    privileged_size,
+    structured_from_flat,
+)
 from .engine import MatchState
 from .render import render_match
 from .rules import Rules, make_rules
@@ -144,7 +150,7 @@ class raw_env(AECEnv):
         obs_space = self._make_observation_space()
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        state_size = n * NUM_CARDS + NUM_CARDS + 4 + self.layout.size
+        state_size = privileged_size(self.rules) + self.layout.size
         self.state_space = spaces.Box(0.0, 3.0, (state_size,), np.float32)
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._zero_mask.flags.writeable = False
@@ -293,34 +299,16 @@ class raw_env(AECEnv):
         history = self.encoder.history(match, seat)
         return {"observation": structured_from_flat(flat, history, self.num_players), "action_mask": np.array(mask)}
 
-    def _hidden_parts(self, frame: int) -> np.ndarray:
-        """Other hands (by seat relative to ``frame``), undealt cards, true trump."""
-        match = self.match
-        assert match is not None
-        hand = match.hand
-        n = self.num_players
-        out = np.zeros(n * NUM_CARDS + NUM_CARDS + 4, dtype=np.float32)
-        for s in range(n):
-            r = (s - frame) % n
-            for c in hand.hand_cards(s):
-                out[r * NUM_CARDS + c] += 1
-        if hand.deck is not None and hand.stage == 1:
-            for c in hand.deck[20:]:
-                out[n * NUM_CARDS + c] += 1
-        if hand.trump_suit >= 0:
-            out[n * NUM_CARDS + NUM_CARDS + hand.trump_suit] = 1
-        return out
-
     def state(self) -> np.ndarray:
         """Privileged global state (see the module docstring). For critics only."""
         assert self.match is not None
-        return np.concatenate([self._hidden_parts(0), self.encoder.encode(self.match, 0)])
+        return np.concatenate([privileged_features(self.match, 0), self.encoder.encode(self.match, 0)])
 
     def privileged_observation(self, agent: str) -> np.ndarray:
         """One seat's observation followed by what it cannot see (critics only)."""
         assert self.match is not None
         seat = self.agent_name_mapping[agent]
-        return np.concatenate([self.encoder.encode(self.match, seat), self._hidden_parts(seat)])
+        return np.concatenate([self.encoder.encode(self.match, seat), privileged_features(self.match, seat)])
 
     # ------------------------------------------------------------------ output
     def render(self) -> str | None:

@@ -103,7 +103,9 @@ def test_policy_export_to_torchscript_and_onnx(tmp_path: Path) -> None:
     rules = make_rules("dehla")
     net = PolicyNet(observation_size(rules), (32,))
     ckpt = tmp_path / "p.pt"
-    torch.save({"model": net.state_dict(), "model_config": net.config(), "rules": {"name": "dehla", "options": {}}}, ckpt)
+    torch.save(
+        {"model": net.state_dict(), "model_config": net.config(), "rules": {"name": "dehla", "options": {}}}, ckpt
+    )
     ts = export_torchscript(ckpt, tmp_path / "p.ts")
     x = torch.rand(3, net.obs_size)
     assert torch.allclose(torch.jit.load(str(ts))(x), net(x), atol=1e-6)
