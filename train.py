@@ -102,6 +102,9 @@ class Args:
     """pool size for frozen snapshots"""
     learning_rate: float = 2.5e-4
     """Adam learning rate"""
+    anneal_lr: bool = False
+    """decay the learning rate linearly to 0 over ``updates`` (by update count, so a
+    resumed run follows the same schedule)"""
     gae_lambda: float = 0.95
     """GAE lambda (gamma is 1: one hand is a short episode)"""
     clip_coef: float = 0.2
@@ -635,6 +638,10 @@ def main(argv: list[str] | None = None) -> int:
         if time.time() - t_start > a.time_budget_minutes * 60:
             print("time budget reached", flush=True)
             break
+        if a.anneal_lr:
+            progress = update / a.updates
+            for group in opt.param_groups:
+                group["lr"] = a.learning_rate * max(0.0, 1.0 - progress)
         t0 = time.time()
         sd = {k: v.clone() for k, v in policy.state_dict().items()}
         tasks = [
@@ -657,6 +664,7 @@ def main(argv: list[str] | None = None) -> int:
         writer.add_scalar("charts/decisions_per_second", n_dec / max(t_roll, 1e-9), update)
         writer.add_scalar("charts/rollout_win_rate", float(batch["wins"].sum()) / max(hands, 1), update)
         writer.add_scalar("charts/decisions", decisions, update)
+        writer.add_scalar("charts/learning_rate", opt.param_groups[0]["lr"], update)
         for k, v in stats.items():
             writer.add_scalar(f"losses/{k}", v, update)
         if a.snapshot_every and update % a.snapshot_every == 0:
