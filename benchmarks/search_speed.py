@@ -1,0 +1,168 @@
+"""Speed of the search layer: the exact solver, the sampler and ``search`` decisions.
+
+    python benchmarks/search_speed.py [--rules dehla] [--positions 100] [--hands 4]
+        [--settings 8:4,16:4,16:5] [--seed 0] [--skip-solver] [--skip-search]
+
+**Solver.** For 5, 6, 7 and 8 tricks left: ``--positions`` random positions at a
+lead (hands dealt and played with random legal cards), each solved from scratch
+(``Solver.value``: the exact value for the side to move) and with the value of every
+legal card (``Solver.move_values``); median and worst time and node count.
+
+**Sampler.** Microseconds per consistent deal of the hidden cards (and per world state
+built from it), over the decisions of a few hands.
+
+**Search.** Milliseconds per ``search`` decision for each ``k:depth`` setting, playing
+``--hands`` hands against ``hard`` (the search side's decisions only, single legal
+moves included as the arena counts them), with the mean per trick number.
+
+Times are CPU seconds of this process (``time.process_time``), so a busy machine
+inflates them less than wall time; run on an otherwise idle core for clean figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import make_agent
+from agents.runner import play_hand
+from agents.sampler import WorldSampler
+from agents.solver import Solver, position_of, solvable
+from dehla_env import MatchState, make_rules
+from dehla_env.engine import HandState, Phase
+from dehla_env.rules import PRESETS, Rules
+from dehla_env.view import PlayerView, view_of
+
+
+def random_position(rules: Rules, rng: np.random.Generator, left: int) -> HandState:
+    """A solvable position at a lead with ``left`` tricks to go (random legal play)."""
+    while True:
+        match = MatchState(rules, int(rng.integers(4)))
+        match.apply_deal(match.random_deck(rng))
+        hand = match.hand
+        target = rules.num_tricks - left
+        while hand.phase != Phase.DONE and not (hand.num_tricks_done == target and not hand.trick_cards):
+            if hand.phase == Phase.DRAW:
+                match.sample_chance(rng)
+                continue
+            legal = hand.legal_actions()
+            match.apply_action(legal[int(rng.integers(len(legal)))])
+        if hand.phase == Phase.PLAY and solvable(hand):
+            return hand
+
+
+def bench_solver(rules: Rules, positions: int, seed: int) -> None:
+    print(f"solver, {rules.name}: {positions} random positions at a lead, CPU ms")
+    heads = ("value med", "value max", "nodes med", "nodes max", "moves med", "moves max")
+    print(f"{'left':>4} " + " ".join(f"{h:>10}" for h in heads))
+    rng = np.random.default_rng([seed, 1])
+    solver = Solver(rules)
+    # warm the relative-rank cache once, as a running bot would have it
+    for _ in range(5):
+        solver.value(position_of(random_position(rules, rng, 6)))
+    for left in (5, 6, 7, 8):
+        hands = [random_position(rules, rng, left) for _ in range(positions)]
+        tv, tm, nodes = [], [], []
+        for hand in hands:
+            pos = position_of(hand)
+            solver.nodes = 0
+            t = time.process_time()
+            solver.value(pos)
+            tv.append(1000 * (time.process_time() - t))
+            nodes.append(solver.nodes)
+            t = time.process_time()
+            solver.move_values(pos)
+            tm.append(1000 * (time.process_time() - t))
+        print(
+            f"{left:>4} {statistics.median(tv):>10.1f} {max(tv):>10.1f} {statistics.median(nodes):>10.0f}"
+            f" {max(nodes):>10} {statistics.median(tm):>10.1f} {max(tm):>10.1f}"
+        )
+
+
+def bench_sampler(rules: Rules, seed: int) -> None:
+    rng = np.random.default_rng([seed, 2])
+    t_sample = t_world = 0.0
+    n = 0
+    for _ in range(3):
+        match = MatchState(rules, int(rng.integers(4)))
+        match.apply_deal(match.random_deck(rng))
+        bots = [make_agent("hard", rules, s) for s in range(4)]
+        while not match.hand.complete:
+            if match.is_chance():
+                match.sample_chance(rng)
+                continue
+            seat = match.hand.to_act
+            view = view_of(match, seat)
+            t = time.process_time()
+            sampler = WorldSampler(view)
+            deals = [sampler.sample(rng) for _ in range(8)]
+            t_sample += time.process_time() - t
+            t = time.process_time()
+            for d in deals:
+                sampler.world(d)
+            t_world += time.process_time() - t
+            n += 8
+            match.apply_action(bots[seat].act(view))
+    print(f"sampler, {rules.name}: {1e6 * t_sample / n:.0f} us per deal, {1e6 * t_world / n:.0f} us per world state")
+
+
+class _Clock(Agent):
+    def __init__(self, inner: Agent, log: dict[int, list[float]]) -> None:
+        self.inner = inner
+        self.rng = inner.rng
+        self.log = log
+
+    def act(self, view: PlayerView) -> int:
+        t = time.process_time()
+        action = self.inner.act(view)
+        self.log.setdefault(len(view.history), []).append(1000 * (time.process_time() - t))
+        return action
+
+
+def bench_search(rules: Rules, settings: list[tuple[int, int]], hands: int, seed: int) -> None:
+    print(f"search, {rules.name}: ms per decision over {hands} hands x 2 seats against hard")
+    for k, depth in settings:
+        spec = f"search:k={k},depth={depth}"
+        log: dict[int, list[float]] = {}
+        for i in range(hands):
+            rng = np.random.default_rng([seed, 3, i])
+            deck = [int(c) % 52 for c in rng.permutation(rules.deck_size)]
+            side = i % 2
+            seats: list[Agent] = [
+                _Clock(make_agent(spec, rules, 10 * i + s), log) if s % 2 == side else make_agent("hard", rules, s)
+                for s in range(rules.players)
+            ]
+            play_hand(rules, deck, i % rules.players, seats, np.random.default_rng([seed, 4, i]))
+        times = [x for v in log.values() for x in v]
+        per_trick = " ".join(f"{t + 1}:{statistics.mean(v):.0f}" for t, v in sorted(log.items()))
+        print(
+            f"  k={k:<3} depth={depth}: mean {statistics.mean(times):6.1f}  median {statistics.median(times):6.1f}"
+            f"  max {max(times):7.1f}  | by trick {per_trick}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rules", default="dehla", choices=PRESETS)
+    parser.add_argument("--positions", type=int, default=100)
+    parser.add_argument("--hands", type=int, default=4)
+    parser.add_argument("--settings", default="8:4,16:4,16:5", help="k:depth pairs for the search timing")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-solver", action="store_true")
+    parser.add_argument("--skip-search", action="store_true")
+    args = parser.parse_args()
+    rules = make_rules(args.rules)
+    if not args.skip_solver:
+        bench_solver(rules, args.positions, args.seed)
+    bench_sampler(rules, args.seed)
+    if not args.skip_search:
+        settings = [(int(a), int(b)) for a, b in (s.split(":") for s in args.settings.split(","))]
+        bench_search(rules, settings, args.hands, args.seed)
+
+
+if __name__ == "__main__":
+    main()

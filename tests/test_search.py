@@ -1,0 +1,158 @@
+"""The ``search`` bot (agents/search.py): information-fair, legal everywhere, usable
+wherever an agent is (registry specs, the arena, the terminal game)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.arena import run_duel
+from agents.heuristic import HardAgent
+from agents.registry import make_agent
+from agents.runner import play_hand
+from agents.sampler import WorldSampler, match_for
+from agents.search import SearchAgent, greedy_action, rule_action
+from dehla_env import MatchState, make_rules
+from dehla_env.engine import Phase
+from dehla_env.view import view_of
+
+ALL_RULESETS = [
+    ("dehla", {}),
+    ("dehla", {"trump": "chosen"}),
+    ("dehla-direct", {}),
+    ("dehla-direct", {"trump": "open", "scoring": "double-sar"}),
+    ("dehla-direct", {"trump": "closed"}),
+    ("dehla-direct", {"trump": "named", "scoring": "tricks"}),
+    ("dehla-direct", {"players": 6}),
+    ("court-piece", {}),
+    ("coat-pees", {}),
+]
+IDS = [f"{n}-{'-'.join(str(v) for v in o.values()) or 'default'}" for n, o in ALL_RULESETS]
+
+
+@pytest.mark.parametrize("name,options", ALL_RULESETS, ids=IDS)
+def test_plays_legal_moves_in_every_ruleset(name: str, options: dict) -> None:
+    """The engine rejects any illegal move (R5); a whole hand must go through."""
+    rules = make_rules(name, **options)
+    n = rules.players
+    seats = [make_agent("search:k=2,depth=3" if s % 2 == 0 else "hard", rules, s) for s in range(n)]
+    deck = [int(c) % 52 for c in np.random.default_rng([1, n]).permutation(rules.deck_size)]
+    out = play_hand(rules, deck, 1, seats, np.random.default_rng(0))
+    assert out.decisions >= rules.num_tricks * n
+
+
+LEAK_RULESETS = [("dehla", {}), ("dehla-direct", {"trump": "closed"}), ("court-piece", {}), ("coat-pees", {})]
+
+
+@pytest.mark.parametrize("name,options", LEAK_RULESETS, ids=[n + "-" + "-".join(o.values()) for n, o in LEAK_RULESETS])
+def test_same_decisions_when_hidden_cards_are_redealt(name: str, options: dict) -> None:
+    """Re-deal the cards the seat cannot see (other hands, the undealt stock, a hidden
+    closed trump) consistently with its view: the seat's view is unchanged and the bot,
+    seeded alike, decides alike, with the same scores."""
+    rules = make_rules(name, **options)
+    rng = np.random.default_rng(21)
+    match = MatchState(rules, 2)
+    match.apply_deal(match.random_deck(rng))
+    bots = [HardAgent(s) for s in range(4)]
+    checked = 0
+    step = 0
+    while not match.hand.complete:
+        hand = match.hand
+        if match.is_chance():
+            match.sample_chance(rng)
+            continue
+        seat = hand.to_act
+        view = view_of(match, seat)
+        if step % 5 == 0 and len(view.legal_actions) > 1 and hand.phase == Phase.PLAY:
+            other = WorldSampler(view)
+            world = other.world(other.sample(np.random.default_rng(1000 + step)))
+            twin_view = view_of(match_for(world, view), seat)
+            assert twin_view == view
+            a = SearchAgent(rules, k=3, depth=3, seed=77)
+            b = SearchAgent(rules, k=3, depth=3, seed=77)
+            assert a.act(view) == b.act(twin_view)
+            assert a.last_scores == b.last_scores
+            checked += 1
+        match.apply_action(bots[seat].act(view))
+        step += 1
+    assert checked >= 5
+
+
+def test_spec_parameters_and_budget() -> None:
+    rules = make_rules("dehla")
+    agent = make_agent("search:k=5,depth=2,budget_ms=0.001,playout=hard", rules, 3)
+    assert isinstance(agent, SearchAgent)
+    assert (agent.k, agent.depth, agent.budget_ms, agent.playout) == (5, 2, 0.001, "hard")
+    default = make_agent("search", rules, 3)
+    assert isinstance(default, SearchAgent)
+    assert (default.k, default.depth, default.budget_ms, default.playout) == (48, 5, None, "rule")
+    with pytest.raises(ValueError):
+        make_agent("search:width=3", rules, 0)
+    # an exhausted budget still scores one world and plays a legal card
+    match = MatchState(rules, 0)
+    match.apply_deal(match.random_deck(np.random.default_rng(4)))
+    view = view_of(match, match.hand.to_act)
+    assert agent.act(view) in view.legal_actions
+    assert agent.last_worlds == 1
+
+
+def test_exact_scores_in_the_endgame() -> None:
+    """Within the depth every world is solved: the scores are means of hand outcomes
+    (win 1, no winner 0.5, loss 0, plus a tie-break of at most 0.01)."""
+    rules = make_rules("dehla-direct")
+    rng = np.random.default_rng(8)
+    match = MatchState(rules, 0)
+    match.apply_deal(match.random_deck(rng))
+    bots = [HardAgent(s) for s in range(4)]
+    while match.hand.num_tricks_done < 9:
+        seat = match.hand.to_act
+        match.apply_action(bots[seat].act(view_of(match, seat)))
+    view = view_of(match, match.hand.to_act)
+    agent = SearchAgent(rules, k=6, depth=4, seed=1)
+    action = agent.act(view)
+    assert action in view.legal_actions
+    assert set(agent.last_scores) == set(view.legal_actions)
+    assert all(-0.011 <= v <= 1.011 for v in agent.last_scores.values())
+    assert agent.last_worlds == 6
+
+
+@pytest.mark.parametrize("policy", [greedy_action, rule_action], ids=["greedy", "rule"])
+@pytest.mark.parametrize("name,options", [("dehla", {}), ("dehla-direct", {"trump": "named"}), ("coat-pees", {})])
+def test_playout_rules_are_legal(policy, name: str, options: dict) -> None:
+    """The raw-state playout rules make legal decisions, trump choices included."""
+    rules = make_rules(name, **options)
+    rng = np.random.default_rng(3)
+    bots = [HardAgent(s) for s in range(4)]
+    for _ in range(3):
+        match = MatchState(rules, int(rng.integers(4)))
+        match.apply_deal(match.random_deck(rng))
+        hand = match.hand
+        while not hand.complete:
+            if match.is_chance():
+                match.sample_chance(rng)
+                continue
+            if hand.phase == Phase.BID:  # bidding is not a playout decision
+                match.apply_action(bots[hand.to_act].act(view_of(match, hand.to_act)))
+                continue
+            action = policy(hand)
+            assert action in hand.legal_actions()
+            match.apply_action(action)
+
+
+def test_in_the_arena_and_the_terminal_game() -> None:
+    rules = make_rules("dehla")
+    duel = run_duel(rules, "search:k=2,depth=2", "hard", deals=1, seed=7)
+    assert duel.deals == 1
+    from agents.play import TerminalGame
+
+    answers = iter(["q"] * 5)
+    game = TerminalGame(
+        rules,
+        0,
+        "search:k=2,depth=2",
+        "search:k=2,depth=2",
+        seed=1,
+        input_fn=lambda _p: next(answers),
+        print_fn=lambda *a, **k: None,
+    )
+    assert all(isinstance(bot, SearchAgent) for s, bot in game.bots.items() if s != 0)

@@ -1,0 +1,210 @@
+"""The open-hands solver (agents/solver.py) against plain minimax over the engine.
+
+The reference is the engine itself: ``HandState.clone()`` / ``apply_action`` over every
+legal card, the hand's own tallies at the end (R1.5 middle and takes, R2.3 capture,
+R2.5 points, R3.3 the round stopping at seven, R4.3 all thirteen). Positions are small
+random endings (one to four tricks left, any point inside a trick) of hands played
+with random legal cards, in every ruleset.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+from agents.solver import (
+    M_DEHLA,
+    M_POINTS,
+    M_TENS,
+    Solver,
+    hand_winner,
+    objective_mode,
+    position_of,
+    result_cuts,
+    solvable,
+)
+from dehla_env import MatchState, make_rules
+from dehla_env.deals import deck_from_hands
+from dehla_env.engine import HandState, Phase
+
+RULESETS = [
+    ("dehla", {}),
+    ("dehla", {"trump": "chosen"}),
+    ("dehla-direct", {}),
+    ("dehla-direct", {"scoring": "double-sar"}),
+    ("dehla-direct", {"scoring": "tricks"}),
+    ("dehla-direct", {"trump": "open"}),
+    ("dehla-direct", {"trump": "named"}),
+    ("dehla-direct", {"trump": "closed"}),
+    ("court-piece", {}),
+    ("coat-pees", {}),
+]
+
+
+def tally(hand: HandState) -> int:
+    """Side 0's tally so far in the solver's units."""
+    mode = objective_mode(hand.rules)
+    if mode in (M_DEHLA, M_TENS):
+        return hand.tens[0]
+    if mode == M_POINTS:
+        return hand.card_points()[0]
+    return hand.tricks[0]
+
+
+def brute(hand: HandState, memo: dict) -> int:
+    """Side 0's final tally under best play by both sides (plain minimax, memoised on
+    the engine's state)."""
+    if hand.phase == Phase.DONE:
+        return tally(hand)
+    key = (
+        tuple(hand.hands),
+        tuple(hand.trick_cards),
+        hand.to_act,
+        hand.trump,
+        hand.middle_tens,
+        hand.last_winner,
+        tuple(hand.tricks),
+        tally(hand),
+    )
+    if key in memo:
+        return memo[key]
+    vals = []
+    for a in hand.legal_actions():
+        child = hand.clone()
+        child.apply_action(a)
+        vals.append(brute(child, memo))
+    v = max(vals) if hand.to_act % 2 == 0 else min(vals)
+    memo[key] = v
+    return v
+
+
+def random_ending(rules, rng: np.random.Generator, left: int, in_trick: int) -> HandState:
+    """A solvable position with ``left`` tricks to go and ``in_trick`` cards of the
+    current trick played, reached by random legal play."""
+    while True:
+        match = MatchState(rules, int(rng.integers(4)))
+        match.apply_deal(match.random_deck(rng))
+        hand = match.hand
+        target = rules.num_tricks - left
+        while hand.phase != Phase.DONE and not (hand.num_tricks_done == target and len(hand.trick_cards) == in_trick):
+            if hand.phase == Phase.DRAW:
+                match.sample_chance(rng)
+                continue
+            legal = hand.legal_actions()
+            match.apply_action(legal[int(rng.integers(len(legal)))])
+        if hand.phase != Phase.DONE and solvable(hand):
+            return hand
+
+
+@pytest.mark.parametrize(
+    "name,options", RULESETS, ids=[f"{n}-{'-'.join(o.values()) or 'default'}" for n, o in RULESETS]
+)
+def test_solver_matches_brute_force(name: str, options: dict) -> None:
+    rules = make_rules(name, **options)
+    rng = np.random.default_rng(zlib.crc32(repr((name, sorted(options.items()))).encode()))
+    solver = Solver(rules)
+    # two and three tricks left anywhere in a trick; one four-trick ending at a lead
+    plan = [(2 + i % 2, int(rng.integers(4))) for i in range(10)] + [(4, 0)]
+    for left, in_trick in plan:
+        hand = random_ending(rules, rng, left, in_trick)
+        pos = position_of(hand)
+        base = tally(hand)
+        memo: dict = {}
+        assert solver.value(pos) == brute(hand, memo) - base
+        values = solver.move_values(pos)
+        assert sorted(values) == hand.legal_actions()
+        for card, v in values.items():
+            child = hand.clone()
+            child.apply_action(card)
+            assert v == brute(child, memo) - base, (card, hand.history)
+        # result intervals: they hold the value and no result cut splits them
+        cuts = result_cuts(hand)
+        exact = solver.value(pos)
+        lo, hi = solver.interval(pos, cuts)
+        assert lo <= exact <= hi and not any(lo < t <= hi for t in cuts)
+        assert hand_winner(hand, lo) == hand_winner(hand, hi) == hand_winner(hand, exact)
+        for card, (lo, hi) in solver.move_intervals(pos, cuts).items():
+            assert lo <= values[card] <= hi and not any(lo < t <= hi for t in cuts)
+
+
+def test_first_void_trump_still_to_make() -> None:
+    """R2.4a: with the trump not made yet, the first seat unable to follow makes it
+    with the card it plays, which already counts as a trump in that trick."""
+    rules = make_rules("dehla-direct")
+    # Everybody holds four of one suit and three of each other: ten tricks can be
+    # followed by all (three in clubs, diamonds, hearts; one in spades).
+    hands = [
+        "AC KC QC JC AD KD QD AH KH QH AS KS QS",
+        "TC 9C 8C JD TD 9D 8D JH TH 9H JS TS 9S",
+        "7C 6C 5C 7D 6D 5D 8H 7H 6H 5H 8S 7S 6S",
+        "4C 3C 2C 4D 3D 2D 4H 3H 2H 5S 4S 3S 2S",
+    ]
+    dealer = 3
+    match = MatchState(rules, dealer)
+    match.apply_deal(deck_from_hands(dealer, hands))
+    hand = match.hand
+    order = ["C", "C", "C", "D", "D", "D", "H", "H", "H", "S"]
+    for suit in order:
+        for _ in range(4):
+            legal = hand.legal_actions()
+            follow = [c for c in legal if "CDHS"[c // 13] == suit]
+            hand.apply_action(max(follow) if hand.to_act == hand.leader else min(follow))
+    assert hand.trump_suit < 0 and hand.num_tricks_done == 10
+    assert solvable(hand) and position_of(hand).trump_pending
+    solver = Solver(rules)
+    for in_trick in range(4):
+        pos = position_of(hand)
+        assert pos.trump_pending == (hand.trump_suit < 0)
+        memo: dict = {}
+        assert solver.value(pos) == brute(hand, memo) - tally(hand)
+        for card, v in solver.move_values(pos).items():
+            child = hand.clone()
+            child.apply_action(card)
+            assert v == brute(child, memo) - tally(hand)
+        if in_trick < 3:
+            hand.apply_action(hand.legal_actions()[0])
+
+
+@pytest.mark.parametrize("name", ["dehla", "dehla-direct", "court-piece", "coat-pees"])
+def test_best_line_reaches_the_solved_result(name: str) -> None:
+    """Playing the solver's best card for every seat ends the hand with the result the
+    value predicted (R1.6 with 2-2 to the non-dealer, R2.5, R3.3, R4.4)."""
+    rules = make_rules(name)
+    rng = np.random.default_rng(5)
+    solver = Solver(rules)
+    for _ in range(6):
+        hand = random_ending(rules, rng, 5, 0)
+        value = solver.value(position_of(hand))
+        predicted = hand_winner(hand, value)
+        start = tally(hand)
+        play = hand.clone()
+        while play.phase != Phase.DONE:
+            card, v = solver.best_move(position_of(play))
+            assert tally(play) - start + v == value  # the value holds along the best line
+            play.apply_action(card)
+        assert tally(play) - start == value
+        assert play.result().winner == predicted
+
+
+def test_two_two_goes_to_the_non_dealer() -> None:
+    """R1.6: hand_winner maps a 2-2 split to the side that did not deal."""
+    rules = make_rules("dehla")
+    for dealer in range(4):
+        hand = HandState(rules, dealer)
+        hand.tens = [1, 1]
+        assert hand_winner(hand, 1) == 1 - dealer % 2
+        assert hand_winner(hand, 2) == 0
+        assert hand_winner(hand, 0) == 1
+
+
+def test_unsolvable_positions_are_refused() -> None:
+    rules = make_rules("dehla")  # first-void: the first five tricks are on five cards
+    match = MatchState(rules, 0)
+    match.apply_deal(list(range(52)))
+    assert not solvable(match.hand)
+    with pytest.raises(ValueError):
+        position_of(match.hand)
+    with pytest.raises(ValueError):
+        Solver(make_rules("dehla-direct", players=6))
