@@ -235,11 +235,11 @@ def collect(task: dict[str, Any]) -> dict[str, np.ndarray]:
             while True:
                 m = g.match
                 if m.hand.complete:
-                    for s, idx in g.traj.items():
-                        if idx:
-                            rewards_at[idx[-1]] = hand_reward(m, s % 2, args["tens_coef"])
-                            finished.append(idx)
-                            finished_count += len(idx)
+                    for s, steps in g.traj.items():
+                        if steps:
+                            rewards_at[steps[-1]] = hand_reward(m, s % 2, args["tens_coef"])
+                            finished.append(steps)
+                            finished_count += len(steps)
                     learner_sides = {s % 2 for s, c in enumerate(g.controllers) if c == "learn"}
                     if len(learner_sides) == 1:
                         w = m.summaries[-1].hand_winner
@@ -321,7 +321,11 @@ def collect_imitation(task: dict[str, Any]) -> dict[str, np.ndarray]:
     args = task["args"]
     rules = make_rules(args["rules"], args["rule_options"])
     rng = np.random.default_rng(task["seed"])
-    obs_l, crit_l, mask_l, act_l, ret_l = [], [], [], [], []
+    obs_l: list[np.ndarray] = []
+    crit_l: list[np.ndarray] = []
+    mask_l: list[np.ndarray] = []
+    act_l: list[int] = []
+    ret_l: list[float] = []
     for _ in range(task["hands"]):
         match = MatchState.new(rules, rng)
         match.sample_chance(rng)
@@ -556,6 +560,12 @@ def main(argv: list[str] | None = None) -> int:
     if cli.resume:
         run_dir = Path(cli.resume)
         a = load_args(str(run_dir / "config.yaml"), cli.override)
+        if cli.override:
+            # The resolved settings stay with the run: config.yaml is rewritten and the
+            # overrides of every resume are appended to resumes.log.
+            (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(a), sort_keys=False))
+            with open(run_dir / "resumes.log", "a") as log:
+                log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(cli.override)}\n")
     else:
         a = load_args(cli.config, cli.override)
         stamp = time.strftime("%Y%m%d-%H%M%S")
