@@ -29,8 +29,9 @@ Other seats
     ``opponents``: one policy for every seat that is not the learner's (the partner
     included, unless ``partner`` is given), or a dict ``{seat: policy}`` (seats left out
     get a :class:`~agents.base.RandomAgent`). ``partner``: a policy for the learner's
-    partner seat(s) (``learner="seat"`` only). A policy is an
-    :class:`agents.base.Agent` (called as ``agent.act(view_of(match, seat))``) or any
+    partner seat(s) (``learner="seat"`` only). A policy is an agent spec string as the
+    arena takes it (``"hard"``, ``"search:k=16"``, ``"policy:agents/checkpoints/dehla.pt"``),
+    an :class:`agents.base.Agent` (called as ``agent.act(view_of(match, seat))``) or any
     callable ``f(view) -> action`` taking a :class:`~dehla_env.view.PlayerView`. The
     default is a ``RandomAgent`` per seat. ``reset(seed=s)`` re-seeds the deal and every
     ``Agent`` policy from ``s`` (through :class:`numpy.random.SeedSequence`), so an
@@ -208,6 +209,12 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
             p = policies[s]
             if self._is_learner[s]:
                 continue
+            if isinstance(p, str):
+                # An agent spec as the arena takes it ("hard", "search:k=16",
+                # "policy:agents/checkpoints/dehla.pt"): one agent per seat, as there.
+                from agents.registry import make_agent
+
+                p = policies[s] = make_agent(p, self.rules, seed=s)
             if p is None:
                 from agents.base import RandomAgent
 

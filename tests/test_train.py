@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -91,8 +92,31 @@ def test_shipped_checkpoint_plays_as_an_agent(ruleset: str) -> None:
     from agents.arena import run_duel
     from dehla_env import make_rules
 
-    result = run_duel(make_rules(ruleset), f"policy:{path}", "random", deals=10, seed=3, workers=1)
-    assert result.win_rate.value > 0.5
+    result = run_duel(make_rules(ruleset), f"policy:{path}", "easy", deals=60, seed=3, workers=1)
+    assert result.win_rate.low > 0.5
+
+
+def test_shipped_policy_plays_seats_in_the_gymnasium_wrapper() -> None:
+    """The learner's partner and opponents given as agent specs, the policy among them."""
+    import gymnasium
+
+    import dehla_env.wrappers  # noqa: F401  (registers the ids)
+
+    path = ROOT / "agents" / "checkpoints" / "dehla.pt"
+    if not path.exists():
+        pytest.skip(f"{path} not shipped")
+    env = gymnasium.make("DehlaPakad-v0", opponents="hard", partner=f"policy:{path}")
+    obs, info = env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    done = False
+    while not done:
+        legal = np.flatnonzero(info["action_mask"])
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+        done = terminated or truncated
+    assert reward in (-1.0, 0.0, 1.0)
+    from agents.policy import PolicyAgent
+
+    assert isinstance(env.unwrapped._policies[2], PolicyAgent)
 
 
 def test_policy_export_to_torchscript_and_onnx(tmp_path: Path) -> None:
