@@ -15,7 +15,11 @@ The method (read top to bottom):
    current policy (self-play, both sides learn) and frozen snapshots of the policy.
    Rewards per hand (episode = one hand): +1/-1 for the hand's winner, plus
    ``tens_coef`` x the tens difference / tens in the deck (shaping).
-3. Periodic evaluation in the arena's way (duplicate deals, 95% interval) against
+3. Optionally, distillation of a stronger teacher after PPO (``distill_teacher``, e.g.
+   the search bot): DAgger, where the policy and the teacher share the moves of
+   ``distill_hands`` hands, the teacher labels every decision, and the policy is fitted
+   to the labels by cross-entropy (with suit relabelling).
+4. Periodic evaluation in the arena's way (duplicate deals, 95% interval) against
    easy / medium / hard, logged to TensorBoard with the losses and throughput.
 
 Everything is seeded from ``seed``: rollout workers derive their generators from
@@ -123,6 +127,18 @@ class Args:
     """reward shaping: tens difference / tens in deck, times this"""
     privileged_critic: bool = True
     """critic reads the hidden cards too (training only)"""
+    # --- distillation of a stronger teacher (DAgger), after PPO
+    distill_teacher: str = ""
+    """agent spec that labels the policy's own states after PPO, e.g.
+    ``search:k=16,depth=4`` ('' = no distillation)"""
+    distill_hands: int = 0
+    """hands played (all workers together) to collect the teacher's labels"""
+    distill_mix: float = 0.5
+    """chance that the teacher's move is played rather than the policy's (DAgger's beta)"""
+    distill_epochs: int = 4
+    """passes over the distillation labels"""
+    distill_learning_rate: float = 1e-4
+    """Adam learning rate of the distillation fit (policy only)"""
     # --- evaluation and checkpoints
     eval_every: int = 10
     """evaluate every this many updates (0: never)"""
@@ -358,6 +374,80 @@ def collect_imitation(task: dict[str, Any]) -> dict[str, np.ndarray]:
     }
 
 
+def collect_distill(task: dict[str, Any]) -> dict[str, np.ndarray]:
+    """DAgger labels: hands where every seat is the policy (sampling) or, with chance
+    ``distill_mix`` per decision, the teacher; the teacher labels every decision with
+    more than one legal move, so the labels cover the states the policy itself reaches."""
+    torch.set_num_threads(1)
+    args = task["args"]
+    rules = make_rules(args["rules"], args["rule_options"])
+    rng = np.random.default_rng(task["seed"])
+    net = PolicyNet(observation_size(rules), tuple(args["hidden"]))
+    net.load_state_dict(task["policy"])
+    net.eval()
+    student = PolicyAgent(None, rules, seed=int(rng.integers(2**31)), net=net, sample=True)
+    teachers = [make_agent(args["distill_teacher"], rules, seed=int(rng.integers(2**31))) for _ in range(rules.players)]
+    obs_l: list[np.ndarray] = []
+    mask_l: list[np.ndarray] = []
+    act_l: list[int] = []
+    for _ in range(task["hands"]):
+        match = MatchState.new(rules, rng)
+        match.sample_chance(rng)
+        enc = ObservationEncoder(rules)
+        while not match.hand.complete:
+            if match.is_chance():
+                match.sample_chance(rng)
+                continue
+            seat = match.current_player()
+            legal = match.legal_actions()
+            if len(legal) == 1:
+                match.apply_action(legal[0])
+                continue
+            view = view_of(match, seat)
+            label = teachers[seat].act(view)
+            obs_l.append(enc.encode(match, seat))
+            m = np.zeros(NUM_ACTIONS, dtype=bool)
+            m[legal] = True
+            mask_l.append(m)
+            act_l.append(label)
+            match.apply_action(label if rng.random() < args["distill_mix"] else student.act(view))
+    return {"obs": np.stack(obs_l), "mask": np.stack(mask_l), "action": np.array(act_l, dtype=np.int64)}
+
+
+def distill_fit(
+    policy: PolicyNet, data: dict[str, np.ndarray], a: Args, gen: torch.Generator, writer: SummaryWriter
+) -> None:
+    """Cross-entropy on the teacher's labels, with suit relabelling, from the PPO policy."""
+    opt = torch.optim.Adam(policy.parameters(), lr=a.distill_learning_rate, eps=1e-5)
+    obs = torch.from_numpy(data["obs"]).float()
+    mask = torch.from_numpy(data["mask"])
+    act = torch.from_numpy(data["action"])
+    players = make_rules(a.rules, a.rule_options).players
+    with torch.no_grad():
+        agree = float((policy.masked_logits(obs, mask).argmax(-1) == act).float().mean())
+    writer.add_scalar("distill/agreement", agree, 0)
+    print(f"distillation: {len(act)} labels, policy agrees with the teacher on {agree:.3f}", flush=True)
+    for epoch in range(a.distill_epochs):
+        perm = torch.randperm(len(act), generator=gen)
+        correct = 0.0
+        for start in range(0, len(act), a.minibatch_size):
+            mb = perm[start : start + a.minibatch_size]
+            o, m, y = obs[mb], mask[mb], act[mb]
+            if a.augment_suits:
+                suits = ALL_PERMUTATIONS[int(torch.randint(len(ALL_PERMUTATIONS), (1,), generator=gen))]
+                oi, mi, af = suit_permutation_maps(suits, players)
+                o, m, y = o[:, oi], m[:, mi], torch.from_numpy(af)[y]
+            logits = policy.masked_logits(o, m)
+            loss = nn.functional.cross_entropy(logits, y)
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(policy.parameters(), a.max_grad_norm)
+            opt.step()
+            correct += float((logits.argmax(-1) == y).float().sum())
+        writer.add_scalar("distill/agreement", correct / len(act), epoch + 1)
+        print(f"distillation epoch {epoch + 1}/{a.distill_epochs}: agreement {correct / len(act):.3f}", flush=True)
+
+
 # ---------------------------------------------------------------------------- evaluation
 def evaluate(net: PolicyNet, rules: Rules, opponent: str, deals: int, seed: int) -> tuple[float, float, float]:
     """Duplicate deals (sides swapped on the same cards): win rate of the policy with
@@ -586,6 +676,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = 0.0
     snapshots: list[dict[str, torch.Tensor]] = []
     imitation_done = a.imitation_hands == 0
+    distill_done = not a.distill_teacher or a.distill_hands == 0
     if ckpt_path.exists():
         ckpt = torch.load(ckpt_path, map_location="cpu", weights_only=False)
         policy.load_state_dict(ckpt["model"])
@@ -596,6 +687,7 @@ def main(argv: list[str] | None = None) -> int:
         update, decisions, elapsed = ckpt["update"], ckpt["decisions"], ckpt["elapsed"]
         snapshots = ckpt["snapshots"]
         imitation_done = ckpt["imitation_done"]
+        distill_done = ckpt.get("distill_done", distill_done)
         print(f"resumed {run_dir} at update {update} ({decisions} decisions, {elapsed / 60:.1f} min)", flush=True)
     else:
         table = "|setting|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(a).items())
@@ -613,6 +705,7 @@ def main(argv: list[str] | None = None) -> int:
             "elapsed": elapsed,
             "snapshots": snapshots,
             "imitation_done": imitation_done,
+            "distill_done": distill_done,
             "rules": {"name": rules.name, "options": rules.option_dict()},
             "args": dataclasses.asdict(a),
         }
@@ -695,6 +788,27 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  eval vs {opp}: {mean:.3f} [{lo:.3f}, {hi:.3f}] over {a.eval_deals} deals", flush=True)
         if update % a.checkpoint_every == 0:
             save()
+    if not distill_done and not stop["flag"]:
+        # Labels come from seeded workers, so an interrupted distillation restarts from
+        # the checkpoint saved here and reaches the same result.
+        save()
+        t0 = time.time()
+        per = max(1, a.distill_hands // max(1, a.num_workers))
+        sd = {k: v.clone() for k, v in policy.state_dict().items()}
+        tasks = [
+            {"args": args_dict, "seed": [a.seed, 2 * 10**6, w], "policy": sd, "hands": per}
+            for w in range(max(1, a.num_workers))
+        ]
+        data = concat(workers.map(collect_distill, tasks))
+        n_labels = len(data["action"])
+        print(f"distillation labels from {a.distill_teacher}: {n_labels} in {time.time() - t0:.0f}s", flush=True)
+        distill_fit(policy, data, a, gen, writer)
+        distill_done = True
+        for opp in a.eval_opponents if a.eval_every else []:
+            mean, lo, hi = evaluate(policy, rules, opp, a.eval_deals, a.seed + 17)
+            writer.add_scalar(f"eval/distilled_win_rate_vs_{opp}", mean, update)
+            print(f"  eval after distillation vs {opp}: {mean:.3f} [{lo:.3f}, {hi:.3f}]", flush=True)
+        elapsed = time.time() - t_start
     workers.close()
     elapsed = time.time() - t_start
     save()

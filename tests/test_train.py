@@ -32,7 +32,8 @@ QUICK = ["--config", "configs/quick.yaml", "--override", "eval_every=0", "--over
 
 
 def test_quick_config_smoke_run_writes_checkpoints_logs_and_config(tmp_path: Path) -> None:
-    proc = _train([*QUICK, "--override", f"runs_dir={tmp_path}"])
+    distill = ["--override", "distill_teacher=search:k=2,depth=2", "--override", "distill_hands=2"]
+    proc = _train([*QUICK, *distill, "--override", f"runs_dir={tmp_path}"])
     out, _ = proc.communicate(timeout=300)
     assert proc.returncode == 0, out
     summary = json.loads(out.strip().splitlines()[-1])
@@ -43,6 +44,7 @@ def test_quick_config_smoke_run_writes_checkpoints_logs_and_config(tmp_path: Pat
     ckpt = torch.load(run / "checkpoint.pt", weights_only=False)
     assert {"model", "critic", "optimizer", "rng", "update", "snapshots"} <= set(ckpt)
     assert ckpt["update"] == 3
+    assert ckpt["distill_done"] and "distillation epoch 1/" in out
 
 
 def test_a_killed_run_resumes_to_the_same_weights_as_an_uninterrupted_one(tmp_path: Path) -> None:
