@@ -1,6 +1,6 @@
 """Throughput of the batched engine and the vector env beside the reference, in one run.
 
-    python benchmarks/batch_speed.py [--rules dehla] [--seconds 2] [--sizes 1,256,4096,16384]
+    python benchmarks/batch_speed.py [--rules dehla] [--seconds 5] [--sizes 1,256,4096,16384]
 
 Random legal play everywhere. Prints, for the reference (scalar) engine and env and
 for the batched engine and vector env at each batch size N, decisions (moves) per
@@ -138,7 +138,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="dehla")
     parser.add_argument("--trump", default=None, help="trump option (dehla: first-void / chosen)")
-    parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per measurement")
+    parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per measurement")
     parser.add_argument("--sizes", default="1,256,4096,16384")
     args = parser.parse_args()
     options: dict[str, Any] = {} if args.trump is None else {"trump": args.trump}
