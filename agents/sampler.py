@@ -77,16 +77,6 @@ class Deal:
     trump: int  # the sampled R2.4c closed trump, -1 when nothing was hidden
 
 
-def _played(view: PlayerView) -> int:
-    m = 0
-    for _leader, cards, _w in view.history:
-        for c in cards:
-            m |= 1 << c
-    for _s, c in view.trick:
-        m |= 1 << c
-    return m
-
-
 def stage_split(view: PlayerView) -> int | None:
     """Number of tricks completed when the second stage was dealt during play (R1.4
     ``first-void`` only), 0 when everything was dealt before play, None while cards
@@ -110,7 +100,7 @@ def holders_of(view: PlayerView) -> tuple[list[int], list[Holder]]:
     if view.num_players != 4:
         raise ValueError("the sampler handles four players (one pack) only")
     n = 4
-    unseen_mask = ((1 << NUM_CARDS) - 1) & ~(view.hand_mask | _played(view))
+    unseen_mask = ((1 << NUM_CARDS) - 1) & ~(view.hand_mask | view.played_mask)
     unseen = [c for c in range(NUM_CARDS) if unseen_mask >> c & 1]
     k = stage_split(view)
     v1 = [0] * n  # voids shown in the first stage (before the second deal)
@@ -368,7 +358,7 @@ def world_state(view: PlayerView, deal: Deal) -> HandState:
     hand.bids = list(view.bids)
     hand.high_bid = max((bid_of(a)[0] for _s, a in view.bids if a != PASS_ACTION), default=MIN_BID - 1)
     hand.contract = view.contract
-    hand.played_mask = _played(view)
+    hand.played_mask = view.played_mask
     return hand
 
 

@@ -499,7 +499,7 @@ class SearchAgent(Agent):
         legal = list(view.legal_actions)
         if view.phase != Phase.PLAY:
             return [[a] for a in legal]
-        live = ((1 << 52) - 1) & ~_played_mask(view)  # cards in some hand
+        live = ((1 << 52) - 1) & ~view.played_mask  # cards in some hand
         trick = 0
         for _s, c in view.trick:
             trick |= 1 << c
@@ -577,16 +577,6 @@ class SearchAgent(Agent):
                     match = match_for(w, view)
                 action = actor.act(view_in_world(match, w.to_act))
             w.apply_action(action)
-
-
-def _played_mask(view: PlayerView) -> int:
-    m = 0
-    for _leader, cards, _w in view.history:
-        for c in cards:
-            m |= 1 << c
-    for _s, c in view.trick:
-        m |= 1 << c
-    return m
 
 
 def _int(params: dict[str, str], key: str, default: int) -> int:

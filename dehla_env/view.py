@@ -72,6 +72,18 @@ class PlayerView:
     def num_tricks_done(self) -> int:
         return len(self.history)
 
+    @property
+    def played_mask(self) -> int:
+        """Card ids played this hand (completed tricks and the trick in progress) as a
+        bit mask; with three packs (R2.8) a bit says only that some copy was played."""
+        m = 0
+        for _leader, cards, _winner in self.history:
+            for c in cards:
+                m |= 1 << c
+        for _seat, c in self.trick:
+            m |= 1 << c
+        return m
+
     def played_by(self, seat: int) -> list[int]:
         """Every card ``seat`` has played this hand, in order."""
         out = []

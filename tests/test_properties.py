@@ -424,6 +424,8 @@ def check_views(match: MatchState) -> None:
         view = view_of(match, seat)
         assert list(view.hand) == hand.hand_cards(seat)
         assert view.hand_mask == hand.hands[seat]
+        played = [c for s in range(match.rules.players) for c in view.played_by(s)]
+        assert view.played_mask == sum(1 << c for c in set(played)) == hand.played_mask
         if hand.trump_hidden and seat != hand.trump_maker:
             assert view.trump == -1 and view.trump_hidden and not view.trump_in_force
             assert all(not (w == hand.trump_maker and what >= TRUMP_OFFSET) for w, what in public_events(match, seat))

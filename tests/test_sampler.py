@@ -76,12 +76,7 @@ def shown_voids(view: PlayerView, split: int | None) -> list[int]:
 
 
 def check_deal(view: PlayerView, split: int | None, hands, stock) -> None:
-    played = 0
-    for _leader, cards, _w in view.history:
-        for c in cards:
-            played |= 1 << c
-    for _s, c in view.trick:
-        played |= 1 << c
+    played = view.played_mask
     assert hands[view.seat] == view.hand_mask
     seen = played
     for seat in range(4):
