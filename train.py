@@ -158,6 +158,16 @@ class Args:
 
 
 # ---------------------------------------------------------------------------- features
+def _relabel_suits(
+    obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor, players: int, gen: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, tuple[int, ...]]:
+    """One random suit relabelling (:mod:`dehla_env.augment`) applied to a minibatch of
+    observations, masks and actions; the permutation is returned for other features."""
+    suits = ALL_PERMUTATIONS[int(torch.randint(len(ALL_PERMUTATIONS), (1,), generator=gen))]
+    oi, mi, af = suit_permutation_maps(suits, players)
+    return obs[:, oi], mask[:, mi], torch.from_numpy(af)[action], suits
+
+
 def _critic_suit_index(suits: tuple[int, ...], players: int) -> np.ndarray:
     """Gather indices relabelling the suits of :func:`privileged_features`."""
     cards = np.array([suits[c // 13] * 13 + c % 13 for c in range(NUM_CARDS)])
@@ -219,6 +229,14 @@ def _new_game(rules: Rules, args_dict: dict[str, Any], rng: np.random.Generator,
     return _Game(match, ObservationEncoder(rules), controllers, bots, {})
 
 
+def _worker_net(state_dict: dict[str, torch.Tensor], rules: Rules, args: dict[str, Any]) -> PolicyNet:
+    """A rollout worker's copy of a policy (the learner's or a frozen snapshot)."""
+    net = PolicyNet(observation_size(rules), tuple(args["hidden"]))
+    net.load_state_dict(state_dict)
+    net.eval()
+    return net
+
+
 def collect(task: dict[str, Any]) -> dict[str, np.ndarray]:
     """Roll out until ``decisions`` learner decisions are recorded (one worker).
 
@@ -229,15 +247,8 @@ def collect(task: dict[str, Any]) -> dict[str, np.ndarray]:
     args = task["args"]
     rules = make_rules(args["rules"], args["rule_options"])
     rng = np.random.default_rng(task["seed"])
-    policy = PolicyNet(observation_size(rules), tuple(args["hidden"]))
-    policy.load_state_dict(task["policy"])
-    policy.eval()
-    snaps = []
-    for sd in task["snapshots"]:
-        net = PolicyNet(observation_size(rules), tuple(args["hidden"]))
-        net.load_state_dict(sd)
-        net.eval()
-        snaps.append(net)
+    policy = _worker_net(task["policy"], rules, args)
+    snaps = [_worker_net(sd, rules, args) for sd in task["snapshots"]]
     games = [_new_game(rules, args, rng, len(snaps)) for _ in range(args["num_games"])]
     obs_l: list[np.ndarray] = []
     crit_l: list[np.ndarray] = []
@@ -363,9 +374,7 @@ def collect_imitation(task: dict[str, Any]) -> dict[str, np.ndarray]:
             if len(legal) > 1:
                 obs_l.append(enc.encode(match, seat))
                 crit_l.append(privileged_features(match, seat))
-                m = np.zeros(NUM_ACTIONS, dtype=bool)
-                m[legal] = True
-                mask_l.append(m)
+                mask_l.append(match.legal_mask())
                 act_l.append(a)
                 seats_of.append(seat)
             match.apply_action(a)
@@ -387,9 +396,7 @@ def collect_distill(task: dict[str, Any]) -> dict[str, np.ndarray]:
     args = task["args"]
     rules = make_rules(args["rules"], args["rule_options"])
     rng = np.random.default_rng(task["seed"])
-    net = PolicyNet(observation_size(rules), tuple(args["hidden"]))
-    net.load_state_dict(task["policy"])
-    net.eval()
+    net = _worker_net(task["policy"], rules, args)
     student = PolicyAgent(None, rules, seed=int(rng.integers(2**31)), net=net, sample=True)
     teachers = [make_agent(args["distill_teacher"], rules, seed=int(rng.integers(2**31))) for _ in range(rules.players)]
     obs_l: list[np.ndarray] = []
@@ -411,9 +418,7 @@ def collect_distill(task: dict[str, Any]) -> dict[str, np.ndarray]:
             view = view_of(match, seat)
             label = teachers[seat].act(view)
             obs_l.append(enc.encode(match, seat))
-            m = np.zeros(NUM_ACTIONS, dtype=bool)
-            m[legal] = True
-            mask_l.append(m)
+            mask_l.append(match.legal_mask())
             act_l.append(label)
             match.apply_action(label if rng.random() < args["distill_mix"] else student.act(view))
     return {"obs": np.stack(obs_l), "mask": np.stack(mask_l), "action": np.array(act_l, dtype=np.int64)}
@@ -439,9 +444,7 @@ def distill_fit(
             mb = perm[start : start + a.minibatch_size]
             o, m, y = obs[mb], mask[mb], act[mb]
             if a.augment_suits:
-                suits = ALL_PERMUTATIONS[int(torch.randint(len(ALL_PERMUTATIONS), (1,), generator=gen))]
-                oi, mi, af = suit_permutation_maps(suits, players)
-                o, m, y = o[:, oi], m[:, mi], torch.from_numpy(af)[y]
+                o, m, y, _suits = _relabel_suits(o, m, y, players, gen)
             logits = policy.masked_logits(o, m)
             loss = nn.functional.cross_entropy(logits, y)
             opt.zero_grad()
@@ -579,9 +582,7 @@ def imitation_fit(
             mb = perm[start : start + a.minibatch_size]
             o, m, y, c = obs[mb], mask[mb], act[mb], crit[mb]
             if a.augment_suits:
-                suits = ALL_PERMUTATIONS[int(torch.randint(len(ALL_PERMUTATIONS), (1,), generator=gen))]
-                oi, mi, af = suit_permutation_maps(suits, players)
-                o, m, y = o[:, oi], m[:, mi], torch.from_numpy(af)[y]
+                o, m, y, suits = _relabel_suits(o, m, y, players, gen)
                 c = c[:, torch.from_numpy(_critic_suit_index(suits, players))]
             logits = policy.masked_logits(o, m)
             ce = nn.functional.cross_entropy(logits, y)
