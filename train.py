@@ -83,6 +83,8 @@ class Args:
     """rule options, e.g. {trump: chosen}"""
     hidden: list[int] = field(default_factory=lambda: [512, 256])
     """hidden layer sizes of the policy and the critic"""
+    card_features: bool = False
+    """append the card-counting features of :mod:`agents.features` to the policy's input"""
     # --- imitation warm start
     teacher: str = "hard"
     """agent spec imitated in the warm start"""
@@ -231,7 +233,7 @@ def _new_game(rules: Rules, args_dict: dict[str, Any], rng: np.random.Generator,
 
 def _worker_net(state_dict: dict[str, torch.Tensor], rules: Rules, args: dict[str, Any]) -> PolicyNet:
     """A rollout worker's copy of a policy (the learner's or a frozen snapshot)."""
-    net = PolicyNet(observation_size(rules), tuple(args["hidden"]))
+    net = PolicyNet(observation_size(rules), tuple(args["hidden"]), bool(args.get("card_features", False)))
     net.load_state_dict(state_dict)
     net.eval()
     return net
@@ -672,7 +674,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(a.torch_threads)
     torch.manual_seed(a.seed)
     gen = torch.Generator().manual_seed(a.seed)
-    policy = PolicyNet(observation_size(rules), tuple(a.hidden))
+    policy = PolicyNet(observation_size(rules), tuple(a.hidden), a.card_features)
     critic = ValueNet(critic_size(rules), tuple(a.hidden))
     opt = torch.optim.Adam(list(policy.parameters()) + list(critic.parameters()), lr=a.learning_rate, eps=1e-5)
     writer = SummaryWriter(str(run_dir))

@@ -22,11 +22,12 @@ import torch
 from torch import nn
 
 from dehla_env.actions import NUM_ACTIONS
-from dehla_env.encoding import encode_view, observation_size
+from dehla_env.encoding import encode_view, layout_for, observation_size
 from dehla_env.rules import Rules, make_rules
 from dehla_env.view import PlayerView
 
 from .base import Agent
+from .features import NUM_CARD_FEATURES, CardFeatures
 from .registry import register
 
 
@@ -38,16 +39,30 @@ def mlp(sizes: list[int], out: int) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-class PolicyNet(nn.Module):
-    """Observation -> action logits (an MLP)."""
+def players_for_observation(obs_size: int) -> int:
+    """The player count whose flat observation has ``obs_size`` entries."""
+    for n in (4, 6):
+        if layout_for(n).size == obs_size:
+            return n
+    raise ValueError(f"no layout has {obs_size} entries")
 
-    def __init__(self, obs_size: int, hidden: tuple[int, ...] = (512, 256)) -> None:
+
+class PolicyNet(nn.Module):
+    """Observation -> action logits: an MLP, optionally over the observation plus the
+    card-counting features of :class:`agents.features.CardFeatures`."""
+
+    def __init__(self, obs_size: int, hidden: tuple[int, ...] = (512, 256), card_features: bool = False) -> None:
         super().__init__()
         self.obs_size = obs_size
         self.hidden = tuple(hidden)
-        self.net = mlp([obs_size, *hidden], NUM_ACTIONS)
+        self.card_features = card_features
+        self.features = CardFeatures(players_for_observation(obs_size)) if card_features else None
+        extra = NUM_CARD_FEATURES if card_features else 0
+        self.net = mlp([obs_size + extra, *hidden], NUM_ACTIONS)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        if self.features is not None:
+            obs = self.features(obs)
         return self.net(obs)
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -55,7 +70,7 @@ class PolicyNet(nn.Module):
         return logits.masked_fill(~mask, float("-inf"))
 
     def config(self) -> dict[str, Any]:
-        return {"obs_size": self.obs_size, "hidden": list(self.hidden)}
+        return {"obs_size": self.obs_size, "hidden": list(self.hidden), "card_features": self.card_features}
 
 
 class ValueNet(nn.Module):
@@ -78,7 +93,7 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
     """The policy network and the rules it was trained for, from a checkpoint."""
     ckpt = torch.load(Path(path), map_location="cpu", weights_only=False)
     cfg = ckpt["model_config"]
-    net = PolicyNet(cfg["obs_size"], tuple(cfg["hidden"]))
+    net = PolicyNet(cfg["obs_size"], tuple(cfg["hidden"]), bool(cfg.get("card_features", False)))
     net.load_state_dict(ckpt["model"])
     net.eval()
     rules_cfg = ckpt.get("rules", {"name": "dehla", "options": {}})

@@ -1,0 +1,93 @@
+"""Card-counting features computed inside the network from the flat observation.
+
+Why: every fact a good player counts is in the observation (own hand, every card each
+seat has played, the trick, the trump), but only as sums an MLP must learn to form and
+threshold: "is my king of hearts the highest heart still out?" is a sum over the
+hearts above it followed by a comparison with zero and an AND with "I hold it". This
+layer forms those quantities with fixed (non-trainable) matrices and appends them to
+the observation, so the network starts from them instead of rediscovering them. It is
+a pure function of the observation (no hidden information), part of the module, and
+exported with it (TorchScript / ONNX).
+
+Per card id (52 each, see :mod:`dehla_env.cards`):
+
+* ``unseen``: copies of the card this seat has not seen (not in its hand, not played),
+  divided by the number of packs (R2.8: three with six players).
+* ``higher_unseen``: unseen cards of the same suit ranked above it, divided by 12 x packs.
+* ``master``: the seat holds the card and no higher card of its suit is unseen.
+* ``beats_trick``: during a trick, playing the card would beat the card now winning it
+  (higher in the same suit, or a trump in force over a non-trump; R0.3, R1.2).
+
+Per suit (4 each): the seat's cards in the suit and the unseen cards in the suit.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from dehla_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from dehla_env.encoding import layout_for
+
+#: Extra inputs appended to the observation.
+NUM_CARD_FEATURES = 4 * NUM_CARDS + 2 * NUM_SUITS
+
+
+def _higher_same_suit() -> torch.Tensor:
+    """``H[c, d] = 1`` when ``d`` is of ``c``'s suit and ranks above it."""
+    h = torch.zeros(NUM_CARDS, NUM_CARDS)
+    for c in range(NUM_CARDS):
+        for d in range(NUM_CARDS):
+            if c // NUM_RANKS == d // NUM_RANKS and d > c:
+                h[c, d] = 1.0
+    return h
+
+
+def _suit_of() -> torch.Tensor:
+    """``S[c, s] = 1`` when card ``c`` is of suit ``s``."""
+    s = torch.zeros(NUM_CARDS, NUM_SUITS)
+    for c in range(NUM_CARDS):
+        s[c, c // NUM_RANKS] = 1.0
+    return s
+
+
+class CardFeatures(nn.Module):
+    """Observation -> observation with :data:`NUM_CARD_FEATURES` derived entries appended."""
+
+    higher: torch.Tensor
+    suit_of: torch.Tensor
+
+    def __init__(self, num_players: int) -> None:
+        super().__init__()
+        lay = layout_for(num_players)
+        self.num_players = num_players
+        self.packs = 3.0 if num_players == 6 else 1.0
+        self.hand = (lay["hand"].offset, lay["hand"].stop)
+        self.played = (lay["played"].offset, lay["played"].stop)
+        self.trick = (lay["trick"].offset, lay["trick"].stop)
+        self.trick_winning = (lay["trick_winning"].offset, lay["trick_winning"].stop)
+        self.trump_suit = (lay["trump_suit"].offset, lay["trump_suit"].stop)
+        # trump_state one-hot: none / known and in force / own closed secret / hidden
+        self.trump_in_force = lay["trump_state"].offset + 1
+        self.register_buffer("higher", _higher_same_suit(), persistent=False)
+        self.register_buffer("suit_of", _suit_of(), persistent=False)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        n = self.num_players
+        hand = obs[:, self.hand[0] : self.hand[1]]
+        played = obs[:, self.played[0] : self.played[1]].reshape(-1, n, NUM_CARDS).sum(1)
+        unseen = (self.packs - hand - played).clamp(min=0.0) / self.packs
+        higher_unseen = unseen @ self.higher.T / (NUM_RANKS - 1)
+        master = (hand > 0).float() * (higher_unseen <= 1e-6).float()
+        # the card now winning the trick: the trick row of the winning seat
+        trick = obs[:, self.trick[0] : self.trick[1]].reshape(-1, n, NUM_CARDS)
+        winning_seat = obs[:, self.trick_winning[0] : self.trick_winning[1]]
+        winning = (trick * winning_seat.unsqueeze(-1)).sum(1).clamp(max=1.0)
+        trump = obs[:, self.trump_suit[0] : self.trump_suit[1]] * obs[:, self.trump_in_force : self.trump_in_force + 1]
+        winning_is_trump = (winning @ self.suit_of * trump).sum(-1, keepdim=True)
+        any_winning = winning.sum(-1, keepdim=True)
+        beats = (winning @ self.higher).clamp(max=1.0)
+        beats = beats + (trump @ self.suit_of.T) * (any_winning - winning_is_trump)
+        suit_hand = hand @ self.suit_of / NUM_RANKS
+        suit_unseen = unseen @ self.suit_of / NUM_RANKS
+        return torch.cat([obs, unseen, higher_unseen, master, beats.clamp(max=1.0), suit_hand, suit_unseen], dim=-1)
