@@ -1,0 +1,75 @@
+"""Turn a training checkpoint into what players use: a play-only policy file, a
+TorchScript module or an ONNX graph.
+
+    python -m agents.export runs/RUN/checkpoint.pt --out agents/checkpoints/dehla.pt
+    python -m agents.export runs/RUN/checkpoint.pt --out dehla.onnx --format onnx
+    python -m agents.export runs/RUN/checkpoint.pt --out dehla.pt --average-snapshots 4
+
+``--average-snapshots K`` plays the uniform average of the final weights and the last
+``K`` frozen snapshots that train.py keeps for its opponent pool (taken every
+``snapshot_every`` updates). Averaging the weights along the end of one run (as in
+stochastic weight averaging) smooths out the update-to-update noise of PPO at a
+fixed learning rate; whether it helps is a question for the arena, not an assumption.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .policy import export_onnx, export_torchscript
+
+
+def average_state_dicts(state_dicts: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
+    """The entry-wise mean of state dicts with the same keys and shapes."""
+    if not state_dicts:
+        raise ValueError("nothing to average")
+    keys = state_dicts[0].keys()
+    for sd in state_dicts[1:]:
+        if sd.keys() != keys or any(sd[k].shape != state_dicts[0][k].shape for k in keys):
+            raise ValueError("state dicts of different networks cannot be averaged")
+    return {k: torch.stack([sd[k].float() for sd in state_dicts]).mean(0) for k in keys}
+
+
+def play_checkpoint(checkpoint: dict[str, Any], average_snapshots: int = 0) -> dict[str, Any]:
+    """The play-only entries (model, model_config, rules) of a training checkpoint,
+    optionally with the weights averaged over its last snapshots."""
+    model = checkpoint["model"]
+    if average_snapshots > 0:
+        snaps = checkpoint.get("snapshots", [])
+        if len(snaps) < average_snapshots:
+            raise ValueError(f"the checkpoint holds {len(snaps)} snapshots, not {average_snapshots}")
+        model = average_state_dicts([model, *snaps[-average_snapshots:]])
+    out = {"model": model, "model_config": checkpoint["model_config"], "rules": checkpoint.get("rules")}
+    if average_snapshots > 0:
+        out["averaged_snapshots"] = average_snapshots
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agents.export", description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint", help="train.py's checkpoint.pt or a play-only policy file")
+    parser.add_argument("--out", required=True, help="file to write")
+    parser.add_argument("--format", choices=["policy", "torchscript", "onnx"], default="policy")
+    parser.add_argument("--average-snapshots", type=int, default=0, metavar="K")
+    cli = parser.parse_args(argv)
+    ckpt = torch.load(cli.checkpoint, map_location="cpu", weights_only=False)
+    play = play_checkpoint(ckpt, cli.average_snapshots)
+    out = Path(cli.out)
+    if cli.format == "policy":
+        torch.save(play, out)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            policy_file = Path(tmp) / "policy.pt"
+            torch.save(play, policy_file)
+            (export_torchscript if cli.format == "torchscript" else export_onnx)(policy_file, out)
+    print(f"wrote {out} ({cli.format}, {out.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,71 @@
+"""python -m agents.export: play-only policy files, snapshot averaging, TorchScript."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from agents.export import average_state_dicts, main
+from agents.policy import PolicyNet, load_policy
+from dehla_env.encoding import observation_size
+from dehla_env.rules import make_rules
+
+RULES = make_rules("dehla")
+OBS = observation_size(RULES)
+
+
+def _net(seed: int) -> PolicyNet:
+    torch.manual_seed(seed)
+    return PolicyNet(OBS, (16,), card_features=True)
+
+
+def _training_checkpoint(path: Path) -> tuple[PolicyNet, list[PolicyNet]]:
+    final, snaps = _net(0), [_net(1), _net(2), _net(3)]
+    torch.save(
+        {
+            "model": final.state_dict(),
+            "model_config": final.config(),
+            "critic": {},
+            "optimizer": {},
+            "snapshots": [s.state_dict() for s in snaps],
+            "rules": {"name": "dehla", "options": {}},
+        },
+        path,
+    )
+    return final, snaps
+
+
+def test_averaging_takes_the_entrywise_mean() -> None:
+    a, b = _net(0).state_dict(), _net(1).state_dict()
+    avg = average_state_dicts([a, b])
+    for k in a:
+        torch.testing.assert_close(avg[k], (a[k] + b[k]) / 2)
+    with pytest.raises(ValueError):
+        average_state_dicts([a, PolicyNet(OBS, (8,)).state_dict()])
+
+
+def test_export_writes_a_policy_of_the_final_weights_or_their_average_with_the_last_snapshots(tmp_path: Path) -> None:
+    final, snaps = _training_checkpoint(tmp_path / "checkpoint.pt")
+    assert main([str(tmp_path / "checkpoint.pt"), "--out", str(tmp_path / "plain.pt")]) == 0
+    net, rules = load_policy(tmp_path / "plain.pt")
+    assert rules.name == "dehla" and net.card_features
+    x = torch.rand(3, OBS)
+    torch.testing.assert_close(net(x), final(x))
+
+    main([str(tmp_path / "checkpoint.pt"), "--out", str(tmp_path / "avg.pt"), "--average-snapshots", "2"])
+    averaged, _ = load_policy(tmp_path / "avg.pt")
+    expected = average_state_dicts([final.state_dict(), snaps[1].state_dict(), snaps[2].state_dict()])
+    for k, v in averaged.state_dict().items():
+        torch.testing.assert_close(v, expected[k])
+    with pytest.raises(ValueError, match="holds 3 snapshots"):
+        main([str(tmp_path / "checkpoint.pt"), "--out", str(tmp_path / "x.pt"), "--average-snapshots", "4"])
+
+
+def test_export_to_torchscript_gives_the_same_logits(tmp_path: Path) -> None:
+    final, _ = _training_checkpoint(tmp_path / "checkpoint.pt")
+    main([str(tmp_path / "checkpoint.pt"), "--out", str(tmp_path / "p.ts"), "--format", "torchscript"])
+    module = torch.jit.load(str(tmp_path / "p.ts"))
+    x = torch.rand(2, OBS)
+    torch.testing.assert_close(module(x), final(x))
