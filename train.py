@@ -690,6 +690,8 @@ def main(argv: list[str] | None = None) -> int:
         policy.load_state_dict(ckpt["model"])
         critic.load_state_dict(ckpt["critic"])
         opt.load_state_dict(ckpt["optimizer"])
+        for group in opt.param_groups:  # an overridden learning_rate applies from here on
+            group["lr"] = a.learning_rate
         torch.set_rng_state(ckpt["rng"]["torch"])
         gen.set_state(ckpt["rng"]["generator"])
         update, decisions, elapsed = ckpt["update"], ckpt["decisions"], ckpt["elapsed"]

@@ -86,6 +86,21 @@ def test_a_killed_run_resumes_to_the_same_weights_as_an_uninterrupted_one(tmp_pa
         assert torch.equal(a["model"][k], b["model"][k]), k
 
 
+def test_a_resume_with_an_overridden_learning_rate_trains_at_that_rate(tmp_path: Path) -> None:
+    """The optimiser's saved state must not keep the old rate (it did once)."""
+    p = _train([*QUICK, "--override", "updates=1", "--override", f"runs_dir={tmp_path}"])
+    out, _ = p.communicate(timeout=300)
+    assert p.returncode == 0, out
+    run = _run_dir(tmp_path)
+    p = _train(["--resume", str(run), "--override", "updates=2", "--override", "learning_rate=0.000123"])
+    out, _ = p.communicate(timeout=300)
+    assert p.returncode == 0, out
+    ckpt = torch.load(run / "checkpoint.pt", weights_only=False)
+    assert ckpt["update"] == 2
+    assert all(g["lr"] == 0.000123 for g in ckpt["optimizer"]["param_groups"])
+    assert "learning_rate=0.000123" in (run / "resumes.log").read_text()
+
+
 @pytest.mark.parametrize("ruleset", ["dehla"])
 def test_shipped_checkpoint_plays_as_an_agent(ruleset: str) -> None:
     path = ROOT / "agents" / "checkpoints" / f"{ruleset}.pt"
