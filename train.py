@@ -15,6 +15,9 @@ The method (read top to bottom):
    current policy (self-play, both sides learn) and frozen snapshots of the policy.
    Rewards per hand (episode = one hand): +1/-1 for the hand's winner, plus
    ``tens_coef`` x the tens difference / tens in the deck (shaping).
+   With ``card_features`` the policy also reads card-counting features computed from
+   its observation (:mod:`agents.features`); they made imitation of ``hard`` more
+   accurate (benchmarks/imitation_features.py) and the shipped policy uses them.
 3. Optionally, distillation of a stronger teacher after PPO (``distill_teacher``, e.g.
    the search bot): DAgger, where the policy and the teacher share the moves of
    ``distill_hands`` hands, the teacher labels every decision, and the policy is fitted
