@@ -58,6 +58,7 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
 from agents.base import Agent
+from agents.export import play_checkpoint
 from agents.policy import PolicyAgent, PolicyNet, ValueNet
 from agents.registry import make_agent
 from agents.runner import play_hand
@@ -724,9 +725,9 @@ def main(argv: list[str] | None = None) -> int:
         }
 
     def save() -> None:
-        save_checkpoint(ckpt_path, state())
-        play = {"model": policy.state_dict(), "model_config": policy.config(), "rules": state()["rules"]}
-        save_checkpoint(run_dir / "policy.pt", play)
+        full = state()
+        save_checkpoint(ckpt_path, full)
+        save_checkpoint(run_dir / "policy.pt", play_checkpoint(full))
 
     stop = {"flag": False}
 

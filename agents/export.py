@@ -15,13 +15,12 @@ fixed learning rate; whether it helps is a question for the arena, not an assump
 from __future__ import annotations
 
 import argparse
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from .policy import export_onnx, export_torchscript
+from .policy import export_onnx, export_torchscript, policy_from_checkpoint
 
 
 def average_state_dicts(state_dicts: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
@@ -63,10 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     if cli.format == "policy":
         torch.save(play, out)
     else:
-        with tempfile.TemporaryDirectory() as tmp:
-            policy_file = Path(tmp) / "policy.pt"
-            torch.save(play, policy_file)
-            (export_torchscript if cli.format == "torchscript" else export_onnx)(policy_file, out)
+        net, _rules = policy_from_checkpoint(play)
+        (export_torchscript if cli.format == "torchscript" else export_onnx)(net, out)
     print(f"wrote {out} ({cli.format}, {out.stat().st_size / 1e6:.1f} MB)")
     return 0
 

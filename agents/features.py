@@ -86,8 +86,7 @@ class CardFeatures(nn.Module):
         trump = obs[:, self.trump_suit[0] : self.trump_suit[1]] * obs[:, self.trump_in_force : self.trump_in_force + 1]
         winning_is_trump = (winning @ self.suit_of * trump).sum(-1, keepdim=True)
         any_winning = winning.sum(-1, keepdim=True)
-        beats = (winning @ self.higher).clamp(max=1.0)
-        beats = beats + (trump @ self.suit_of.T) * (any_winning - winning_is_trump)
+        beats = winning @ self.higher + (trump @ self.suit_of.T) * (any_winning - winning_is_trump)
         suit_hand = hand @ self.suit_of / NUM_RANKS
         suit_unseen = unseen @ self.suit_of / NUM_RANKS
         return torch.cat([obs, unseen, higher_unseen, master, beats.clamp(max=1.0), suit_hand, suit_unseen], dim=-1)

@@ -90,8 +90,12 @@ class ValueNet(nn.Module):
 
 
 def load_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
-    """The policy network and the rules it was trained for, from a checkpoint."""
-    ckpt = torch.load(Path(path), map_location="cpu", weights_only=False)
+    """The policy network and the rules it was trained for, from a checkpoint file."""
+    return policy_from_checkpoint(torch.load(Path(path), map_location="cpu", weights_only=False))
+
+
+def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
+    """The policy network and its rules from a loaded checkpoint (training or play-only)."""
     cfg = ckpt["model_config"]
     net = PolicyNet(cfg["obs_size"], tuple(cfg["hidden"]), bool(cfg.get("card_features", False)))
     net.load_state_dict(ckpt["model"])
@@ -173,18 +177,19 @@ class PolicyAgent(Agent):
         return int(act_batch(self.net, obs, mask, self.rng if self.sample else None)[0])
 
 
-def export_torchscript(path: str | Path, out: str | Path) -> Path:
-    """Export a checkpoint's policy to TorchScript: ``logits = module(obs)``."""
-    net, _ = load_policy(path)
+def export_torchscript(policy: str | Path | PolicyNet, out: str | Path) -> Path:
+    """Export a policy (a network or a checkpoint file) to TorchScript: ``logits = module(obs)``."""
+    net = policy if isinstance(policy, PolicyNet) else load_policy(policy)[0]
     scripted = torch.jit.trace(net, torch.zeros(1, net.obs_size))
     out = Path(out)
     scripted.save(str(out))
     return out
 
 
-def export_onnx(path: str | Path, out: str | Path) -> Path:
-    """Export a checkpoint's policy to ONNX (input ``obs`` [batch, D], output ``logits``)."""
-    net, _ = load_policy(path)
+def export_onnx(policy: str | Path | PolicyNet, out: str | Path) -> Path:
+    """Export a policy (a network or a checkpoint file) to ONNX (input ``obs`` [batch, D],
+    output ``logits``)."""
+    net = policy if isinstance(policy, PolicyNet) else load_policy(policy)[0]
     out = Path(out)
     torch.onnx.export(
         net,
