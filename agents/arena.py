@@ -273,7 +273,7 @@ def _run_chunk(task: _Task) -> tuple[Any, list[DealRecord], dict[str, list[float
 # ---------------------------------------------------------------------- results
 def points_matter(rules: Rules) -> bool:
     """Whether the ruleset scores points per hand (court-piece, coat-pees, points mode)."""
-    return rules.name in ("court-piece", "coat-pees") or (rules.name == "dehla-direct" and rules.match == "points")
+    return rules.scores_points
 
 
 @dataclass

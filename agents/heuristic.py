@@ -30,7 +30,7 @@ from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_O
 from dehla_env.cards import TEN_RANK
 from dehla_env.engine import Phase
 from dehla_env.engine.hand import trick_winner_index
-from dehla_env.rules import Rules
+from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.view import PlayerView
 
 from .base import Agent
@@ -119,7 +119,12 @@ class HeuristicAgent(Agent):
     def _void_trump_card(self, view: PlayerView, know: Knowledge, legal: tuple[int, ...]) -> int | None:
         """R1.4 / R2.4a: first void with no trump yet: the card played makes trump, so
         play the lowest card of the suit we are strongest in."""
-        if view.rules.trump != "first-void" or view.trump >= 0 or know.led < 0 or know.hand_by_suit[know.led]:
+        if (
+            view.rules.trump_making is not TrumpMaking.FIRST_VOID
+            or view.trump >= 0
+            or know.led < 0
+            or know.hand_by_suit[know.led]
+        ):
             return None
         tens_matter = self._tens_matter(view.rules)
         best = max((s for s in range(4) if know.hand_by_suit[s]), key=lambda s: know.suit_strength(s, tens_matter))
@@ -163,7 +168,8 @@ class HardAgent(HeuristicAgent):
         """What winning this trick is worth to the winner's side, in tens (or tricks)."""
         rules = view.rules
         trick_tens = tens_in(know.trick_cards) + extra_tens
-        if rules.name == "dehla":
+        scoring = rules.hand_scoring
+        if rules.has_middle:
             pile = view.middle_tens + trick_tens
             last = view.num_tricks_done + 1 == rules.num_tricks
             if last or view.last_winner == winner:
@@ -172,13 +178,11 @@ class HardAgent(HeuristicAgent):
             # it wins that one too. Our own chance we can judge from our cards.
             share = self._lead_win_chance(know) if winner == know.seat else self.threat_share
             return self.trick_base + share * (pile + 0.5)
-        if rules.name == "dehla-direct":
-            if rules.scoring == "tricks":
-                return 1.0
-            if rules.scoring == "double-sar":
-                return (rules.players + trick_tens) / 4.0
+        if scoring is HandScoring.DOUBLE_SAR:
+            return (rules.players + trick_tens) / 4.0
+        if scoring is HandScoring.TENS:
             return 0.25 + trick_tens
-        return 1.0  # court-piece, coat-pees: tricks
+        return 1.0  # tricks (R2.5 tricks, R3.3, R4.4)
 
     def _lead_win_chance(self, know: Knowledge) -> float:
         """Chance that we win the next trick when we lead it: our surest winner."""
@@ -263,6 +267,7 @@ class HardAgent(HeuristicAgent):
         trump = know.trump_in_force
         base_cards = know.trick_cards + [card]
         base_seats = know.trick_seats + [know.seat]
+        first_void = view.rules.trump_making is TrumpMaking.FIRST_VOID
         for hands in worlds:
             cards = base_cards[:]
             seats = base_seats[:]
@@ -281,10 +286,10 @@ class HardAgent(HeuristicAgent):
                     c = min(options, key=lambda x: (tens_matter and x % 13 == TEN_RANK, x % 13))
                 else:
                     beat = [x for x in options if (x // 13 == best // 13 and x > best) or (x // 13 == t != best // 13)]
-                    if not beat and t < 0 and not follow and view.rules.trump == "first-void" and view.trump < 0:
+                    if not beat and t < 0 and not follow and first_void and view.trump < 0:
                         beat = options  # a void seat makes trump with any card (R1.4)
                     c = min(beat or options, key=lambda x: (x // 13 == t, x % 13))
-                if t < 0 and not follow and view.rules.trump == "first-void" and view.trump < 0:
+                if t < 0 and not follow and first_void and view.trump < 0:
                     t = c // 13
                 cards.append(c)
                 seats.append(s)

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from dehla_env.cards import NUM_CARDS, TEN_RANK
 from dehla_env.engine.hand import trick_winner_index
+from dehla_env.rules import TrumpMaking
 from dehla_env.view import PlayerView
+
+#: before the trump exists, a seat unable to follow makes it with its card or names it
+_MADE_BY_A_VOID_CARD = (TrumpMaking.FIRST_VOID, TrumpMaking.NAMED)
 
 
 class Knowledge:
@@ -132,7 +136,7 @@ class Knowledge:
             else:
                 p_trump = self.p_holds_any(seat, self.unseen_in_suit(trump))
             p = max(p, p_void_led * p_trump)
-        elif trump < 0 and self.view.rules.trump in ("first-void", "named") and self.view.trump < 0:
+        elif trump < 0 and self.view.rules.trump_making in _MADE_BY_A_VOID_CARD and self.view.trump < 0:
             # Nobody has made trump yet: a void seat makes it now and (usually) wins.
             p = max(p, 0.8 * p_void_led)
         return min(p, 1.0)

@@ -27,7 +27,7 @@ from dehla_env.actions import PASS_ACTION, action_text, is_bid, is_card, is_trum
 from dehla_env.cards import SUIT_LETTERS, card_text
 from dehla_env.engine import DRAW, MatchState, Phase, TrumpContext
 from dehla_env.render import hand_by_suit, render_match
-from dehla_env.rules import PRESETS, Rules, make_rules
+from dehla_env.rules import PRESETS, Rules, TrumpMaking, make_rules
 from dehla_env.view import view_of
 
 from .registry import make_agent
@@ -219,7 +219,7 @@ class TerminalGame:
         ctx = hand.trump_context
         phase = hand.phase
         # what everybody sees of the move
-        if phase == Phase.TRUMP and ctx == TrumpContext.VOID and self.rules.trump == "closed":
+        if phase == Phase.TRUMP and ctx == TrumpContext.VOID and self.rules.trump_making is TrumpMaking.CLOSED:
             if seat == self.human:
                 self.say(f"  {self.who(seat)} chooses {action_text(action)} in secret (closed trump)")
             else:
@@ -280,9 +280,9 @@ class TerminalGame:
         self.say("")
         self.say(f"--- Hand {match.hands_completed} over ---")
         parts = [f"tricks {hand.tricks[0]}-{hand.tricks[1]}"]
-        if rules.tens_scoring or rules.name == "dehla-direct":
+        if rules.tens_scoring:
             parts.append(f"tens {hand.tens[0]}-{hand.tens[1]}")
-        if hand.contract is not None and rules.name == "coat-pees":
+        if hand.contract is not None:
             s, t, su = hand.contract
             parts.append(f"contract {t}{SUIT_LETTERS[su]} by seat {s}")
         self.say("  " + ", ".join(parts) + " (side 0 - side 1)")
@@ -294,7 +294,7 @@ class TerminalGame:
         if summary.kot is not None:
             self.say(f"  Kot for side {summary.kot}!")
         score = f"  Kots {match.kots[0]}-{match.kots[1]}"
-        if rules.name in ("court-piece", "coat-pees") or rules.match == "points":
+        if rules.scores_points:
             score += f", points {match.points[0]} : {match.points[1]}"
         if match.streak is not None:
             score += f", streak: side {match.streak[0]} x{match.streak[1]}"
@@ -322,7 +322,7 @@ class TerminalGame:
             return f"Your bid ({high}): bid:N plus a suit, N from 7 to 13, or pass."
         if hand.phase == Phase.TRUMP:
             ctx = hand.trump_context
-            if ctx == TrumpContext.VOID and self.rules.trump == "closed":
+            if ctx == TrumpContext.VOID and self.rules.trump_making is TrumpMaking.CLOSED:
                 return "You cannot follow suit: choose a trump suit in secret (revealed when you next cannot follow)."
             if ctx == TrumpContext.VOID:
                 return "You cannot follow suit: name the trump suit, then play any card."

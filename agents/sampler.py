@@ -48,7 +48,7 @@ from dehla_env.actions import MIN_BID, PASS_ACTION, bid_of
 from dehla_env.cards import NUM_CARDS, SUIT_MASKS
 from dehla_env.engine import MatchState
 from dehla_env.engine.hand import FIRST_STAGE_CARDS, HandState, Phase, TrumpContext
-from dehla_env.rules import Rules
+from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.view import PlayerView, view_of
 
 STOCK = -1  # holder id of the undealt cards
@@ -84,7 +84,7 @@ def stage_split(view: PlayerView) -> int | None:
     if view.cards_undealt > 0:
         return None
     rules = view.rules
-    if rules.name != "dehla" or rules.trump != "first-void":
+    if not (rules.staged_deal and rules.trump_making is TrumpMaking.FIRST_VOID):
         return 0
     if view.draw_card >= 0:
         return 5  # R1.4: all followed for five tricks, then the draw
@@ -333,14 +333,14 @@ def world_state(view: PlayerView, deal: Deal) -> HandState:
     else:
         hand.trump_suit = view.trump
         hand.trump = view.trump if view.trump_in_force else -1
-        hand.trump_hidden = rules.trump == "closed" and view.trump >= 0 and not view.trump_in_force
+        hand.trump_hidden = rules.trump_making is TrumpMaking.CLOSED and view.trump >= 0 and not view.trump_in_force
     hand.trump_maker = view.trump_maker
     if view.phase == Phase.TRUMP:
-        if rules.name == "dehla-direct" and rules.trump in ("closed", "named") and view.trick:
+        if rules.trump_making.by_first_void and view.trick:
             hand.trump_context = TrumpContext.VOID
-        elif rules.name == "coat-pees":
+        elif rules.trump_making is TrumpMaking.BIDDING:
             hand.trump_context = TrumpContext.ALL_PASS
-        elif rules.trump == "open":
+        elif rules.trump_making is TrumpMaking.OPEN:
             hand.trump_context = TrumpContext.OPEN
         else:
             hand.trump_context = TrumpContext.CHOSEN

@@ -74,7 +74,7 @@ import numpy as np
 from dehla_env.actions import TRUMP_OFFSET
 from dehla_env.cards import SUIT_MASKS, TEN_RANK, TENS_MASK
 from dehla_env.engine.hand import HandState, Phase
-from dehla_env.rules import Rules
+from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.view import PlayerView
 
 from .base import Agent
@@ -142,7 +142,7 @@ def greedy_action(hand: HandState) -> int:
         return TRUMP_OFFSET + max(range(4), key=lambda s: ((h & SUIT_MASKS[s]).bit_count(), s))
     tens_matter = hand.rules.tens_scoring
     trump = hand.trump
-    pending = trump < 0 and hand.trump_suit < 0 and hand.rules.trump == "first-void"
+    pending = trump < 0 and hand.trump_suit < 0 and hand.rules.trump_making is TrumpMaking.FIRST_VOID
     hands = hand.hands
     cards = hand.trick_cards
     n = len(cards)
@@ -237,7 +237,7 @@ def rule_action(hand: HandState) -> int:
         return TRUMP_OFFSET + max(range(4), key=lambda s: (_suit_strength(h, s, tens_matter), s))
     trump = hand.trump
     known_trump = hand.trump_suit
-    pending = trump < 0 and known_trump < 0 and rules.trump == "first-void"
+    pending = trump < 0 and known_trump < 0 and rules.trump_making is TrumpMaking.FIRST_VOID
     hands = hand.hands
     cards = hand.trick_cards
     n = len(cards)
@@ -272,7 +272,7 @@ def rule_action(hand: HandState) -> int:
     def stake(extra: int, winner: int) -> float:
         nonlocal lead_chance
         t = trick_tens + extra
-        if rules.name == "dehla":
+        if rules.has_middle:
             pile = hand.middle_tens + t
             if last_trick or last_winner == winner:
                 return float(pile)
@@ -292,11 +292,9 @@ def rule_action(hand: HandState) -> int:
             else:
                 share = 0.5
             return share * (pile + 0.5)
-        if rules.name == "dehla-direct":
-            if rules.scoring == "tricks":
-                return 1.0
-            if rules.scoring == "double-sar":
-                return (4 + t) / 4.0
+        if rules.hand_scoring is HandScoring.DOUBLE_SAR:
+            return (4 + t) / 4.0
+        if rules.hand_scoring is HandScoring.TENS:
             return 0.25 + t
         return 1.0
 
@@ -453,7 +451,7 @@ class SearchAgent(Agent):
             return False
         if view.phase == Phase.PLAY:
             return True
-        return view.phase == Phase.TRUMP and view.rules.name == "dehla-direct" and bool(view.trick)
+        return view.phase == Phase.TRUMP and view.rules.trump_making.by_first_void and bool(view.trick)
 
     def act(self, view: PlayerView) -> int:
         legal = view.legal_actions

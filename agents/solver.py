@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 
 from dehla_env.cards import SUIT_MASKS, TEN_RANK, TENS_MASK
 from dehla_env.engine.hand import HandState, Phase
-from dehla_env.rules import Rules
+from dehla_env.rules import HandScoring, Rules, TrumpMaking
 
 # Objective modes.
 M_DEHLA = 0  # R1.5 middle pile, tens
@@ -103,15 +103,19 @@ def _canon_code(x: int, tens_matter: bool) -> int:
     return code
 
 
+_MODES = {
+    HandScoring.DEHLA_TENS: M_DEHLA,
+    HandScoring.TENS: M_TENS,
+    HandScoring.DOUBLE_SAR: M_POINTS,
+    HandScoring.TRICKS: M_TRICKS,
+    HandScoring.FIRST_TO_SEVEN: M_COURT,
+    HandScoring.CONTRACT: M_TRICKS,
+}
+
+
 def objective_mode(rules: Rules) -> int:
     """The solver's objective for a ruleset (see the module docstring)."""
-    if rules.name == "dehla":
-        return M_DEHLA
-    if rules.name == "dehla-direct":
-        return {"tens": M_TENS, "double-sar": M_POINTS, "tricks": M_TRICKS}[rules.scoring]
-    if rules.name == "court-piece":
-        return M_COURT
-    return M_TRICKS
+    return _MODES[rules.hand_scoring]
 
 
 @dataclass
@@ -184,7 +188,7 @@ def solvable(hand: HandState) -> bool:
     if hand.trump >= 0:
         return True
     # No trump in force: only R2.4a's first void (it is public who makes it, and how).
-    return rules.name == "dehla-direct" and rules.trump == "first-void" and hand.trump_suit < 0
+    return rules.trump_making is TrumpMaking.FIRST_VOID and hand.trump_suit < 0
 
 
 def position_of(hand: HandState) -> Position:
@@ -222,7 +226,7 @@ def hand_winner(hand: HandState, future0: int) -> int | None:
     if mode == M_COURT:
         return 0 if hand.tricks[0] + future0 >= COURT_TARGET else 1
     a = hand.tricks[0] + future0
-    if rules.name == "coat-pees":
+    if rules.hand_scoring is HandScoring.CONTRACT:
         assert hand.contract is not None
         bidder, bid, _suit = hand.contract
         side = bidder & 1
@@ -245,7 +249,7 @@ def result_cuts(hand: HandState) -> list[int]:
         return [28 - p0, 29 - p0]
     if mode == M_COURT:
         return [COURT_TARGET - hand.tricks[0]]
-    if hand.rules.name == "coat-pees":
+    if hand.rules.hand_scoring is HandScoring.CONTRACT:
         assert hand.contract is not None
         bidder, bid, _suit = hand.contract
         if bidder & 1 == 0:

@@ -56,7 +56,7 @@ from .actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION
 from .cards import NUM_CARDS, cards_in
 from .engine import MatchState, Phase
 from .engine.hand import HandState, trick_winner_index
-from .rules import Rules
+from .rules import MatchScoring, Rules
 from .view import PlayerView
 
 NUM_BID_CHOICES = 2 + (NUM_ACTIONS - BID_OFFSET)  # not yet, pass, 28 bids
@@ -150,15 +150,15 @@ def _match_features(rules: Rules, seat_side: int, kots, points, streak, hands_co
     """The eight ``match`` values, own side first, each in [0, 1] (R4.5: in ``coat-pees``
     only the gap matters, so the points slots hold how far each side is ahead / gap)."""
     own, other = seat_side, 1 - seat_side
-    kots_target = rules.kots if rules.name == "dehla" else 1
-    if rules.name == "coat-pees":
+    kots_target = rules.kots_to_win or 1
+    if rules.match_scoring is MatchScoring.GAP:
         lead = (points[own] - points[other]) / rules.gap
         p_own, p_other = max(lead, 0.0), max(-lead, 0.0)
-    elif rules.name == "court-piece" or rules.match == "points":
-        p_own, p_other = points[own] / rules.points, points[other] / rules.points
+    elif rules.points_to_win is not None:
+        p_own, p_other = points[own] / rules.points_to_win, points[other] / rules.points_to_win
     else:
         p_own = p_other = 0.0
-    streak_target = 7 if rules.name == "dehla" else rules.streak
+    streak_target = rules.kot_streak or 1
     s_own = s_other = 0.0
     if streak is not None:
         if streak[0] == own:

@@ -86,9 +86,11 @@ from .encoding import (
 )
 from .engine import MatchState
 from .render import render_match
+from .rewards import RewardKind, match_reward, reward_kind, side0_reward
 from .rules import Rules, make_rules
 
-REWARD_KINDS = ("win", "tens", "tricks", "points")
+EPISODES = ("hand", "match")
+OBSERVATIONS = ("flat", "structured")
 
 
 def _agent_name(seat: int) -> str:
@@ -123,22 +125,17 @@ class raw_env(AECEnv):
             self.rules = rules
         else:
             self.rules = make_rules(rules, options)
-        if episode not in ("hand", "match"):
+        if episode not in EPISODES:
             raise ValueError(f"episode must be 'hand' or 'match', not {episode!r}")
-        if reward not in REWARD_KINDS:
-            raise ValueError(f"reward must be one of {REWARD_KINDS}, not {reward!r}")
-        if reward == "tens" and not self.rules.tens_scoring:
-            raise ValueError(f"reward 'tens' needs a tens-scoring ruleset, not {self.rules}")
-        if reward == "points" and self.rules.name not in ("court-piece", "coat-pees"):
-            raise ValueError("reward 'points' is for court-piece and coat-pees")
-        if observation not in ("flat", "structured"):
+        self.reward_kind = reward_kind(reward, self.rules)
+        if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be 'flat' or 'structured', not {observation!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.render_mode = render_mode
         self.episode = episode
-        self.reward_kind = reward
-        self.observation_kind = observation
+        self.match_episode = episode == EPISODES[1]
+        self.structured = observation == OBSERVATIONS[1]
         self.max_cycles = max_cycles
         self.first_dealer = first_dealer
         n = self.rules.players
@@ -161,7 +158,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ spaces
     def _make_observation_space(self) -> spaces.Dict:
         mask = spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)
-        if self.observation_kind == "flat":
+        if not self.structured:
             return spaces.Dict(
                 {"observation": spaces.Box(0.0, 3.0, (self.layout.size,), np.float32), "action_mask": mask}
             )
@@ -199,14 +196,14 @@ class raw_env(AECEnv):
         match = self.match
         assert match is not None
         while match.is_chance():
-            if self.episode == "hand" and match.hand.complete:
+            if not self.match_episode and match.hand.complete:
                 return
             match.sample_chance(self._rng)
 
     def _episode_over(self) -> bool:
         match = self.match
         assert match is not None
-        return match.is_terminal() or (self.episode == "hand" and match.hand.complete)
+        return match.is_terminal() or (not self.match_episode and match.hand.complete)
 
     def _select_and_inform(self) -> None:
         match = self.match
@@ -262,28 +259,19 @@ class raw_env(AECEnv):
         assert match is not None
         summary = match.summaries[-1]
         hand = match.hand
-        rules = self.rules
-        kind = self.reward_kind
-        side0: float
-        if kind == "win":
-            if self.episode == "match":
-                w = match.winner
-                side0 = 0.0 if w is None or w == "draw" else (1.0 if w == 0 else -1.0)
-            else:
-                w = summary.hand_winner
-                side0 = 0.0 if w is None else (1.0 if w == 0 else -1.0)
-        elif kind == "tens":
-            side0 = (hand.tens[0] - hand.tens[1]) / rules.num_tens
-        elif kind == "tricks":
-            side0 = (hand.tricks[0] - hand.tricks[1]) / rules.num_tricks
-        else:  # points
-            if rules.name == "court-piece":
-                w = summary.hand_winner
-                gained = 1 + (1 if summary.kot is not None else 0)
-                side0 = (gained if w == 0 else -gained) / 2.0
-            else:
-                d0, d1 = summary.result.score
-                side0 = (d0 - d1) / 26.0
+        if self.reward_kind is RewardKind.WIN and self.match_episode:
+            side0 = match_reward(match.winner)
+        else:
+            result = summary.result
+            side0 = side0_reward(
+                self.reward_kind,
+                self.rules,
+                -1 if result.winner is None else result.winner,
+                hand.tens,
+                hand.tricks,
+                -1 if summary.kot is None else summary.kot,
+                result.score,
+            )
         for a in self.agents:
             self.rewards[a] = side0 if self.agent_name_mapping[a] % 2 == 0 else -side0
 
@@ -294,7 +282,7 @@ class raw_env(AECEnv):
         seat = self.agent_name_mapping[agent]
         flat = self.encoder.encode(match, seat)
         mask = self._mask if agent == self.agent_selection else self._zero_mask
-        if self.observation_kind == "flat":
+        if not self.structured:
             return {"observation": flat, "action_mask": np.array(mask)}
         history = self.encoder.history(match, seat)
         return {"observation": structured_from_flat(flat, history, self.num_players), "action_mask": np.array(mask)}

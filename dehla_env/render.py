@@ -69,7 +69,7 @@ def render_match(match: MatchState, seat: int | None = None, symbols: bool = Fal
         lines.append(f"middle: {len(hand.middle)} cards, {hand.middle_tens} tens{threat}")
     lines.append(f"tricks: {hand.tricks[0]}-{hand.tricks[1]}   tens: {hand.tens[0]}-{hand.tens[1]}")
     score = f"kots: {match.kots[0]}-{match.kots[1]}"
-    if rules.name in ("court-piece", "coat-pees") or rules.match == "points":
+    if rules.scores_points:
         score += f"   points: {match.points[0]}-{match.points[1]}"
     if match.streak is not None:
         score += f"   streak: side {match.streak[0]} x{match.streak[1]}"

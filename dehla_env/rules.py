@@ -3,14 +3,21 @@
 Build one with :func:`make_rules` (``make_rules("dehla", trump="chosen", kots=3)``).
 Every option of ``RULES.md`` is a typed field; an unknown option or a bad value raises
 :class:`RulesError` at construction, so a ``Rules`` that exists is always playable.
-The derived game facts (players, packs, tricks per hand, staged deal, middle pile)
-are properties, computed once, so the engine never re-derives them on its hot path.
+
+The game's facts are declared here once, as typed fields computed by
+:func:`make_rules` (as OpenSpiel declares a game's facts up front): how trump is made
+(:class:`TrumpMaking`), how won tricks are captured (``has_middle``), how a hand and a
+match are scored (:class:`HandScoring`, :class:`MatchScoring`), when a round ends early,
+the streak that makes a kot, the packs. Everything else (engine, envs, encoders, bots)
+reads these facts; this module is the only place that looks at a ruleset's name or an
+option's string value.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
+from enum import Enum
 from typing import Any
 
 PRESETS = ("dehla", "dehla-direct", "court-piece", "coat-pees")
@@ -18,6 +25,43 @@ PRESETS = ("dehla", "dehla-direct", "court-piece", "coat-pees")
 
 class RulesError(ValueError):
     """An unknown ruleset, an unknown option, or a bad option value."""
+
+
+class TrumpMaking(Enum):
+    """How the hand's trump is made, and by whom."""
+
+    FIRST_VOID = "first-void"  # R1.4, R2.4a: the first card played by a seat unable to follow
+    CHOSEN = "chosen"  # R1.4 chosen, R3.1: dealer+1 names it on its first five cards, then leads
+    OPEN = "open"  # R2.4b: dealer+2 names it on its 13 cards; dealer+1 leads
+    CLOSED = "closed"  # R2.4c: the first seat unable to follow chooses it in secret
+    NAMED = "named"  # R2.4d: the first seat unable to follow names it aloud, in force at once
+    BIDDING = "bidding"  # R4.2: the highest bid's suit; after four passes dealer+1 names it
+
+    @property
+    def by_first_void(self) -> bool:
+        """Whether a seat unable to follow makes a trump decision before its card (R2.4c/d)."""
+        return self is TrumpMaking.CLOSED or self is TrumpMaking.NAMED
+
+
+class HandScoring(Enum):
+    """Who wins a hand (round)."""
+
+    DEHLA_TENS = "dehla-tens"  # R1.6: 3 or 4 tens win; 2-2 goes to the side that did not deal
+    TENS = "tens"  # R2.5 tens: 3 or 4 tens win; 2-2 is no winner
+    TRICKS = "tricks"  # R2.5 tricks: more tricks win; tens count for nothing
+    DOUBLE_SAR = "double-sar"  # R2.5 double-sar: a ten 2 points, any other card 1
+    FIRST_TO_SEVEN = "first-to-seven"  # R3.3: the first side to 7 tricks; the round ends there
+    CONTRACT = "contract"  # R4.4: the bidding side makes its bid or not
+
+
+class MatchScoring(Enum):
+    """How hands add up to a match."""
+
+    KOTS = "kots"  # R1.8-R1.9: kots (four tens, or seven hands in a row) up to ``kots``
+    STREAK = "streak"  # R2.6 streak: four tens at once, or ``streak`` rounds in a row
+    ROUND_POINTS = "round-points"  # R2.6 points: a point a round up to ``points``; four tens at once
+    COURT_POINTS = "court-points"  # R3.6: a point a round, one more for a kot, up to ``points``
+    GAP = "gap"  # R4.5: the bid scores; ``gap`` points behind loses
 
 
 @dataclass(frozen=True)
@@ -59,18 +103,24 @@ _PRESET_OPTIONS: dict[str, dict[str, _Option]] = {
     },
 }
 
+DEHLA_KOT_STREAK = 7  # R1.8: seven hands in a row make a kot
+ROUND_TRICKS = 7  # R3.3: the first side to seven tricks wins the round
+
 
 @dataclass(frozen=True)
 class Rules:
-    """One ruleset with its options. Fields not used by the preset keep their default.
+    """One ruleset with its options and the facts they imply.
 
-    Use :func:`make_rules`; the constructor does not validate.
+    Use :func:`make_rules`; the constructor does not validate. The option fields
+    (``trump`` ... ``defender_kot``) hold the values given for the preset (defaults
+    filled in) and are for display and records; behaviour reads the fact fields.
     """
 
     name: str = "dehla"
-    trump: str = "first-void"  # R1.4 / R2.4; "named" for court-piece and coat-pees
-    scoring: str = "tens"  # R2.5; "tricks" for court-piece, "contract" for coat-pees
-    match: str = "kots"  # "kots" (R1.9), "streak"/"points" (R2.6), "points" (R3.6), "gap" (R4.5)
+    # ----- options (RULES.md); fields the preset does not take keep their default
+    trump: str = "first-void"
+    scoring: str = "tens"
+    match: str = "kots"
     kots: int = 2
     streak: int = 7
     points: int = 7
@@ -79,13 +129,22 @@ class Rules:
     players: int = 4
     defender_kot: bool = False
     options: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    # ----- facts, derived by make_rules from the preset and its options
+    trump_making: TrumpMaking = TrumpMaking.FIRST_VOID
+    draw_if_no_void: bool = True  # R1.4 first-void: nobody void in five tricks: a card is drawn for trump
+    staged_deal: bool = True  # R1.3, R3.1, R4.1: five each first, the rest after the trump is made
+    has_middle: bool = True  # R1.5: won tricks go to the middle (else captured at once, R2.3)
+    hand_scoring: HandScoring = HandScoring.DEHLA_TENS
+    match_scoring: MatchScoring = MatchScoring.KOTS
+    tens_scoring: bool = True  # R0.5: the tens are what a hand is scored by (R1, R2 tens/double-sar)
+    round_tricks: int | None = None  # R3.3: the round ends when a side has this many tricks
+    kot_streak: int | None = DEHLA_KOT_STREAK  # hands in a row that make a kot (R1.8, R2.6 streak)
+    kots_to_win: int | None = 2  # kots that win the match (R1.9; 1 in dehla-direct, R2.6)
+    points_to_win: int | None = None  # points that win the match (R2.6 points, R3.6)
+    all_tens_kot: bool = True  # taking every ten in a hand is a kot (R1.8, R2.6)
+    packs: int = 1  # R2.8: three packs for six players
 
-    # ----- derived facts ------------------------------------------------------------
-    @property
-    def packs(self) -> int:
-        """R2.8: three packs for six players."""
-        return 3 if self.players == 6 else 1
-
+    # ----- derived sizes ---------------------------------------------------------
     @property
     def deck_size(self) -> int:
         return 52 * self.packs
@@ -103,18 +162,19 @@ class Rules:
         return 4 * self.packs
 
     @property
-    def staged_deal(self) -> bool:
-        """R1.3, R3.1, R4.1: five each first, the rest after the trump is made."""
-        return self.name != "dehla-direct"
+    def has_kots(self) -> bool:
+        """Whether kots exist at all (R6: not in ``coat-pees``)."""
+        return self.kot_streak is not None or self.all_tens_kot or self.match_scoring is MatchScoring.COURT_POINTS
 
     @property
-    def has_middle(self) -> bool:
-        """R1.5: only Dehla Pakad's standard rules pile won tricks in the middle."""
-        return self.name == "dehla"
+    def tracks_streak(self) -> bool:
+        """Whether the match keeps a streak of hands won in a row (R1.8, R2.6 streak)."""
+        return self.kot_streak is not None
 
     @property
-    def tens_scoring(self) -> bool:
-        return self.name == "dehla" or (self.name == "dehla-direct" and self.scoring != "tricks")
+    def scores_points(self) -> bool:
+        """Whether the match is decided by points (R2.6 points, R3.6, R4.5)."""
+        return self.match_scoring in (MatchScoring.ROUND_POINTS, MatchScoring.COURT_POINTS, MatchScoring.GAP)
 
     def option_dict(self) -> dict[str, Any]:
         """Every option of this preset with its value (defaults filled in)."""
@@ -154,33 +214,111 @@ def _check_value(name: str, key: str, spec: _Option, value: Any) -> Any:
     return value
 
 
+def _facts(name: str, o: dict[str, Any]) -> dict[str, Any]:
+    """The typed facts of preset ``name`` with option values ``o`` (RULES.md R1-R4)."""
+    if name == "dehla":
+        return dict(
+            trump_making=TrumpMaking(o["trump"]),
+            draw_if_no_void=o["trump"] == "first-void",
+            staged_deal=True,
+            has_middle=True,
+            hand_scoring=HandScoring.DEHLA_TENS,
+            match_scoring=MatchScoring.KOTS,
+            tens_scoring=True,
+            round_tricks=None,
+            kot_streak=DEHLA_KOT_STREAK,
+            kots_to_win=o["kots"],
+            points_to_win=None,
+            all_tens_kot=True,
+            packs=1,
+        )
+    if name == "dehla-direct":
+        scoring = HandScoring(o["scoring"])
+        streak = o["match"] == "streak"
+        return dict(
+            trump_making=TrumpMaking(o["trump"]),
+            draw_if_no_void=False,  # R2.4a: with 13 cards each someone is always void
+            staged_deal=False,
+            has_middle=False,
+            hand_scoring=scoring,
+            match_scoring=MatchScoring.STREAK if streak else MatchScoring.ROUND_POINTS,
+            tens_scoring=scoring is not HandScoring.TRICKS,
+            round_tricks=None,
+            kot_streak=o["streak"] if streak else None,
+            kots_to_win=1,  # R2.6: a kot (sirr, or the streak) wins the match at once
+            points_to_win=None if streak else o["points"],
+            all_tens_kot=scoring is not HandScoring.TRICKS,
+            packs=3 if o["players"] == 6 else 1,
+        )
+    if name == "court-piece":
+        return dict(
+            trump_making=TrumpMaking.CHOSEN,  # R3.1, as R1.4 chosen
+            draw_if_no_void=False,
+            staged_deal=True,
+            has_middle=False,
+            hand_scoring=HandScoring.FIRST_TO_SEVEN,
+            match_scoring=MatchScoring.COURT_POINTS,
+            tens_scoring=False,
+            round_tricks=ROUND_TRICKS,
+            kot_streak=None,
+            kots_to_win=None,
+            points_to_win=o["points"],
+            all_tens_kot=False,
+            packs=1,
+        )
+    # coat-pees
+    return dict(
+        trump_making=TrumpMaking.BIDDING,
+        draw_if_no_void=False,
+        staged_deal=True,
+        has_middle=False,
+        hand_scoring=HandScoring.CONTRACT,
+        match_scoring=MatchScoring.GAP,
+        tens_scoring=False,
+        round_tricks=None,
+        kot_streak=None,
+        kots_to_win=None,
+        points_to_win=None,
+        all_tens_kot=False,
+        packs=1,
+    )
+
+
 def make_rules(name: str = "dehla", options: Mapping[str, Any] | None = None, **kwargs: Any) -> Rules:
     """Build and validate the rules for preset ``name``.
 
     Options come from ``options`` (a mapping, as in an R6 record) and/or keyword
     arguments; underscores and hyphens in keys are interchangeable in keywords.
     """
-    if name not in _PRESET_OPTIONS:
+    if not isinstance(name, str) or name not in _PRESET_OPTIONS:
         raise RulesError(f"unknown ruleset {name!r}; known: {', '.join(PRESETS)}")
     given: dict[str, Any] = dict(options or {})
     for k, v in kwargs.items():
         given[k.replace("-", "_")] = v
     specs = _PRESET_OPTIONS[name]
-    unknown = sorted(set(given) - set(specs))
+    unknown = sorted(str(k) for k in set(given) - set(specs))
     if unknown:
         raise RulesError(f"{name}: unknown option(s) {', '.join(unknown)}; known: {', '.join(specs)}")
     values = {k: _check_value(name, k, spec, given.get(k, spec.default)) for k, spec in specs.items()}
-
-    base: dict[str, Any] = {"name": name}
-    if name == "dehla":
-        base.update(match="kots", scoring="tens")
-    elif name == "dehla-direct":
-        pass  # trump, scoring, match, streak, points, players come from the options
-    elif name == "court-piece":
-        base.update(trump="named", scoring="tricks", match="points")
-    else:  # coat-pees
-        base.update(trump="named", scoring="contract", match="gap")
-    base.update(values)
+    base: dict[str, Any] = {"name": name, **values, **_facts(name, values)}
     base["options"] = tuple(sorted(values.items()))
     field_names = {f.name for f in fields(Rules)}
     return Rules(**{k: v for k, v in base.items() if k in field_names})
+
+
+def parse_option_pairs(pairs: Iterable[str]) -> dict[str, Any]:
+    """Command-line options ``["trump=chosen", "kots=3", "defender_kot=true"]`` -> typed
+    values (JSON where the value parses as JSON, else the text). Raises :class:`RulesError`
+    for a pair without ``=``; :func:`make_rules` then validates names and values."""
+    import json
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise RulesError(f"a rule option is key=value, not {pair!r}")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out

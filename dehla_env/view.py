@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .actions import TRUMP_OFFSET
 from .engine import CHANCE, TERMINAL, MatchState, Phase
 from .engine.hand import HandState
-from .rules import Rules
+from .rules import Rules, TrumpMaking
 
 
 @dataclass(frozen=True)
@@ -184,7 +184,7 @@ def public_events(match: MatchState, seat: int) -> list[tuple[int, int]]:
     hidden_choice_seen = False
     for who, what in hand.events:
         if (
-            hand.rules.trump == "closed"
+            hand.rules.trump_making is TrumpMaking.CLOSED
             and who == hand.trump_maker
             and who != seat
             and TRUMP_OFFSET <= what < TRUMP_OFFSET + 4

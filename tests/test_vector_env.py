@@ -206,7 +206,7 @@ def test_reset_with_given_decks_and_errors() -> None:
         env.reset(options={"decks": np.zeros((2, 52), int), "dealers": np.array([0, 0])})
     with pytest.raises(ValueError):
         env.reset(options={"decks": decks, "dealers": np.array([0, 4])})
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(ValueError, match="single hands"):
         vector_env("dehla", episode="match")
     with pytest.raises(ValueError):
         vector_env("dehla", reward="points")

@@ -33,14 +33,13 @@ from ..actions import (
 )
 from ..cards import NUM_CARDS, SUIT_LETTERS, SUIT_MASKS, TEN_RANK, card_text, cards_in, cards_of_suit
 from ..errors import IllegalMoveError
-from ..rules import Rules
+from ..rules import HandScoring, Rules, TrumpMaking
 
 CHANCE = -1  # ``to_act`` while a chance step (deal, draw) is due
 NOBODY = -1
 
 FIRST_STAGE_CARDS = 20  # R0.3: positions 0..19 are the first five each
 FIRST_STAGE_TRICKS = 5  # R1.4: five tricks can be played on the first five cards
-TRICKS_TO_WIN_ROUND = 7  # R3.3
 
 
 class Phase(IntEnum):
@@ -178,8 +177,8 @@ class HandState:
         self.contract: tuple[int, int, int] | None = None  # (seat, tricks, suit)
         self.played_mask = 0  # every card id played so far (at least once)
         self.events: list[tuple[int, int]] = []  # (seat or CHANCE, action or draw card) in order
-        self._first_void = rules.trump == "first-void"
-        self._void_choice = rules.trump in ("closed", "named") and rules.name == "dehla-direct"
+        self._first_void = rules.trump_making is TrumpMaking.FIRST_VOID
+        self._void_choice = rules.trump_making.by_first_void
         self._tricks_total = rules.num_tricks
 
     # ------------------------------------------------------------------ queries
@@ -283,7 +282,7 @@ class HandState:
         the trump is made.
         """
         if self.phase != Phase.DEAL:
-            raise IllegalMoveError("deal", None, f"no deal is due, {self.due_text()}")
+            raise IllegalMoveError("deal", CHANCE, f"no deal is due, {self.due_text()}")
         self.check_deck(deck)
         self.deck = tuple(int(c) for c in deck)
         rules = self.rules
@@ -295,12 +294,13 @@ class HandState:
             self.stage = 2
         self.events.append((CHANCE, -1))
         d, n = self.dealer, self.n
-        if rules.name == "coat-pees":
+        making = rules.trump_making
+        if making is TrumpMaking.BIDDING:
             self._await(Phase.BID, (d + 1) % n)  # R4.2
-        elif rules.trump == "chosen" or rules.name == "court-piece":
+        elif making is TrumpMaking.CHOSEN:
             self.trump_context = TrumpContext.CHOSEN  # R1.4 chosen, R3.1
             self._await(Phase.TRUMP, (d + 1) % n)
-        elif rules.trump == "open":
+        elif making is TrumpMaking.OPEN:
             self.trump_context = TrumpContext.OPEN  # R2.4b: dealer's partner names trump
             self._await(Phase.TRUMP, (d + 2) % n)
         else:
@@ -336,14 +336,14 @@ class HandState:
         if self.phase != Phase.DRAW:
             raise IllegalMoveError(
                 "draw:" + card_text(card) if 0 <= card < NUM_CARDS else f"draw:{card}",
-                None,
+                CHANCE,
                 f"no chance draw is due, {self.due_text()}",
                 "R1.4",
             )
         if card not in self.draw_candidates():
             raise IllegalMoveError(
                 "draw:" + card_text(card) if 0 <= card < NUM_CARDS else f"draw:{card}",
-                None,
+                CHANCE,
                 "the drawn card must be one of the 20 played so far",
                 "R1.4",
             )
@@ -483,13 +483,14 @@ class HandState:
         self.trick_seats = []
         self.led = -1
         self.leader = winner
-        if last or (self.rules.name == "court-piece" and self.tricks[side] >= TRICKS_TO_WIN_ROUND):
+        round_tricks = self.rules.round_tricks
+        if last or (round_tricks is not None and self.tricks[side] >= round_tricks):
             self._await(Phase.DONE, NOBODY)  # R3.3: the round ends at 7 tricks
             return
         if self.stage == 1:
             if self.trump_suit >= 0:
                 self._deal_rest()  # R1.4: after the trump-making trick, eight more each
-            elif done == FIRST_STAGE_TRICKS:
+            elif done == FIRST_STAGE_TRICKS and self.rules.draw_if_no_void:
                 self._await(Phase.DRAW, CHANCE)  # R1.4: nobody was void: draw
                 return
         self._await(Phase.PLAY, winner)
@@ -502,7 +503,7 @@ class HandState:
         self.events.append((seat, TRUMP_OFFSET + suit))
         self.trump_context = TrumpContext.NONE
         if ctx == TrumpContext.VOID:
-            if self.rules.trump == "closed":
+            if self.rules.trump_making is TrumpMaking.CLOSED:
                 self.trump_hidden = True  # R2.4c: not in force until revealed
             else:
                 self.trump = suit  # R2.4d: in force at once, for the whole trick
@@ -562,22 +563,14 @@ class HandState:
         rules = self.rules
         t0, t1 = self.tens
         all_tens = 0 if t1 == 0 else (1 if t0 == 0 else None)
-        if rules.name == "dehla":
+        scoring = rules.hand_scoring
+        if scoring is HandScoring.DEHLA_TENS:
             # R1.6: 4-0 and 3-1 win; 2-2 goes to the side that did not deal.
             winner: int | None = 0 if t0 > t1 else 1 if t1 > t0 else 1 - (self.dealer & 1)
             return HandResult(winner, all_tens, all_tens, (0, 0))
-        if rules.name == "dehla-direct":
-            if rules.scoring == "tricks":
-                a, b = self.tricks  # R2.5 tricks: tens count for nothing
-                all_tens = None
-            elif rules.scoring == "double-sar":
-                a, b = self.card_points()
-            else:
-                a, b = t0, t1
-            winner = 0 if a > b else 1 if b > a else None
-            return HandResult(winner, all_tens, all_tens, (0, 0))
-        if rules.name == "court-piece":
-            winner = 0 if self.tricks[0] >= TRICKS_TO_WIN_ROUND else 1
+        if scoring is HandScoring.FIRST_TO_SEVEN:
+            assert rules.round_tricks is not None
+            winner = 0 if self.tricks[0] >= rules.round_tricks else 1
             maker_side = self.trump_maker & 1
             kot = None
             if winner == maker_side and self.tricks[1 - winner] == 0:
@@ -585,6 +578,17 @@ class HandState:
             elif winner != maker_side and rules.defender_kot:
                 kot = winner
             return HandResult(winner, None, kot, (0, 0))
+        if scoring is not HandScoring.CONTRACT:
+            # R2.5
+            if scoring is HandScoring.TRICKS:
+                a, b = self.tricks  # R2.5 tricks: tens count for nothing
+                all_tens = None
+            elif scoring is HandScoring.DOUBLE_SAR:
+                a, b = self.card_points()
+            else:
+                a, b = t0, t1
+            winner = 0 if a > b else 1 if b > a else None
+            return HandResult(winner, all_tens, all_tens, (0, 0))
         # coat-pees, R4.4 / R4.6
         assert self.contract is not None
         bidder, bid, _suit = self.contract

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS
 from ..errors import IllegalMoveError
-from ..rules import Rules
+from ..rules import MatchScoring, Rules
 from .hand import CHANCE, HandResult, HandState, Phase
 
 TERMINAL = -2  # ``current_player`` once the match is over
@@ -102,7 +102,7 @@ class MatchState:
     def apply_deal(self, deck: Sequence[int]) -> None:
         """Deal the current (or next) hand from ``deck`` (card ids, R0.3)."""
         if self.winner is not None:
-            raise IllegalMoveError("deal", None, f"the match is over (winner {self.winner})", "R5")
+            raise IllegalMoveError("deal", CHANCE, f"the match is over (winner {self.winner})", "R5")
         hand = self.hand
         if hand.phase == Phase.DONE:
             assert self.summaries[-1].next_dealer is not None
@@ -116,7 +116,7 @@ class MatchState:
     def apply_draw(self, card: int) -> None:
         """The R1.4 draw: ``card`` is the card drawn from the 20 played."""
         if self.winner is not None:
-            raise IllegalMoveError("draw", None, f"the match is over (winner {self.winner})", "R5")
+            raise IllegalMoveError("draw", CHANCE, f"the match is over (winner {self.winner})", "R5")
         self.hand.apply_draw(card)
 
     def random_deck(self, rng: np.random.Generator) -> list[int]:
@@ -150,13 +150,13 @@ class MatchState:
     # ------------------------------------------------------------------ scoring
     def _score(self, hand: HandState) -> None:
         result = hand.result()
-        name = self.rules.name
+        scoring = self.rules.match_scoring
         self.hands_completed += 1
-        if name == "dehla":
+        if scoring is MatchScoring.KOTS:
             next_dealer, kot = self._score_dehla(hand, result)
-        elif name == "dehla-direct":
+        elif scoring is MatchScoring.STREAK or scoring is MatchScoring.ROUND_POINTS:
             next_dealer, kot = self._score_direct(hand, result)
-        elif name == "court-piece":
+        elif scoring is MatchScoring.COURT_POINTS:
             next_dealer, kot = self._score_court_piece(hand, result)
         else:
             next_dealer, kot = self._score_coat_pees(hand, result)
@@ -188,7 +188,8 @@ class MatchState:
         else:
             self.streak = (w, 1)
         kot = None
-        if result.all_tens is not None or self.streak[1] >= 7:
+        assert rules.kot_streak is not None and rules.kots_to_win is not None
+        if result.all_tens is not None or self.streak[1] >= rules.kot_streak:
             kot = w  # at most one kot per hand (R1.8 Decision)
             self.kots[w] += 1
             self.streak = None
@@ -200,7 +201,7 @@ class MatchState:
         else:
             next_dealer = d
         # R1.9
-        if kot is not None and self.kots[kot] >= rules.kots:
+        if kot is not None and self.kots[kot] >= rules.kots_to_win:
             self.winner = kot
         elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
             k0, k1 = self.kots
@@ -213,8 +214,8 @@ class MatchState:
         d = hand.dealer
         n = rules.players
         kot = None
-        if rules.match == "streak":
-            # R2.6: a won round extends its side's streak; no winner changes nothing.
+        if rules.kot_streak is not None:
+            # R2.6 streak: a won round extends its side's streak; no winner changes nothing.
             if w is not None:
                 if self.streak is not None and self.streak[0] == w:
                     self.streak = (w, self.streak[1] + 1)
@@ -222,7 +223,7 @@ class MatchState:
                     self.streak = (w, 1)
             if result.all_tens is not None:
                 kot = result.all_tens  # sirr: all the tens win at once
-            elif self.streak is not None and w is not None and self.streak[1] >= rules.streak:
+            elif self.streak is not None and w is not None and self.streak[1] >= rules.kot_streak:
                 kot = w
         else:
             if w is not None:
@@ -232,7 +233,7 @@ class MatchState:
         if kot is not None:
             self.kots[kot] += 1
             self.winner = kot
-        elif rules.match == "points" and w is not None and self.points[w] >= rules.points:
+        elif rules.points_to_win is not None and w is not None and self.points[w] >= rules.points_to_win:
             self.winner = w
         elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
             self.winner = DRAW  # R2.6 Decision
@@ -254,7 +255,8 @@ class MatchState:
         self.points[w] += 1 + (1 if kot is not None else 0)  # R3.6
         if kot is not None:
             self.kots[kot] += 1
-        if self.points[w] >= rules.points:
+        assert rules.points_to_win is not None
+        if self.points[w] >= rules.points_to_win:
             self.winner = w
         elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
             p0, p1 = self.points

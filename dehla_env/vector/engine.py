@@ -55,8 +55,8 @@ import numpy as np
 
 from ..actions import BID_OFFSET, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
 from ..cards import NUM_CARDS, TEN_RANK
-from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, TRICKS_TO_WIN_ROUND, Phase, TrumpContext
-from ..rules import Rules
+from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, Phase, TrumpContext
+from ..rules import HandScoring, Rules, TrumpMaking
 
 DEAL = int(Phase.DEAL)
 DRAW = int(Phase.DRAW)
@@ -83,6 +83,10 @@ SUIT_SELECT[4] = True
 BID_SELECT = np.zeros((8, NUM_ACTIONS - BID_OFFSET), dtype=bool)
 for _h in range(MIN_BID - 1, 14):
     BID_SELECT[_h - (MIN_BID - 1), 4 * (_h + 1 - MIN_BID) :] = True
+
+
+#: the round results of R2.5
+_R25_SCORINGS = frozenset((HandScoring.TENS, HandScoring.TRICKS, HandScoring.DOUBLE_SAR))
 
 
 def trick_winner_positions(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:
@@ -113,13 +117,15 @@ class BatchEngine:
         self.packs = rules.packs
         self.staged = rules.staged_deal
         self.has_middle = rules.has_middle
-        self.first_void = rules.trump == "first-void"
-        self.void_choice = rules.name == "dehla-direct" and rules.trump in ("closed", "named")
-        self.closed = rules.name == "dehla-direct" and rules.trump == "closed"
-        self.court_piece = rules.name == "court-piece"
-        self.bidding = rules.name == "coat-pees"
-        #: the phases a decision can be due in, for this ruleset
-        self.trump_phase = self.bidding or self.void_choice or rules.trump in ("chosen", "open") or self.court_piece
+        making = rules.trump_making
+        self.first_void = making is TrumpMaking.FIRST_VOID
+        self.draw_if_no_void = rules.draw_if_no_void
+        self.void_choice = making.by_first_void
+        self.closed = making is TrumpMaking.CLOSED
+        self.round_tricks = rules.round_tricks
+        self.bidding = making is TrumpMaking.BIDDING
+        #: whether a trump decision (or a bid) can be due in this ruleset
+        self.trump_phase = making is not TrumpMaking.FIRST_VOID
         self.all = np.arange(N)
         i64 = np.int64
         self.hands = np.zeros((N, n, NUM_CARDS), np.uint8)
@@ -244,14 +250,14 @@ class BatchEngine:
         stop = FIRST_STAGE_CARDS if self.staged else self.deck_size
         self._give(g, 0, stop)
         self.stage[g] = 1 if self.staged else 2
-        rules = self.rules
+        making = self.rules.trump_making
         first = (dealers + 1) % n
-        if self.bidding:
+        if making is TrumpMaking.BIDDING:
             self._await(g, BID, first)  # R4.2
-        elif rules.trump == "chosen" or self.court_piece:
+        elif making is TrumpMaking.CHOSEN:
             self.ctx[g] = CTX_CHOSEN  # R1.4 chosen, R3.1
             self._await(g, TRUMP, first)
-        elif rules.trump == "open":
+        elif making is TrumpMaking.OPEN:
             self.ctx[g] = CTX_OPEN  # R2.4b: the dealer's partner names trump
             self._await(g, TRUMP, (dealers + 2) % n)
         else:
@@ -456,8 +462,8 @@ class BatchEngine:
         self.led[F] = -1
         self.leader[F] = w
         end = last
-        if self.court_piece:
-            end = end | (self._tricks_flat[fs] >= TRICKS_TO_WIN_ROUND)  # R3.3
+        if self.round_tricks is not None:
+            end = end | (self._tricks_flat[fs] >= self.round_tricks)  # R3.3
         if end.any():
             self._await(f[end], DONE, -1)
             cont = ~end
@@ -468,7 +474,7 @@ class BatchEngine:
             if first_stage.any():
                 made = self.trump_suit[F] >= 0
                 self._deal_rest(f[first_stage & made])  # R1.4: after the trump-making trick, eight more each
-                if self.first_void:
+                if self.draw_if_no_void:
                     drawn = first_stage & ~made & (done == FIRST_STAGE_TRICKS)
                     if drawn.any():
                         self._await(f[drawn], DRAW, -1)  # R1.4: nobody was void: draw
@@ -628,30 +634,31 @@ class BatchEngine:
         all_tens = np.where(t1 == 0, 0, np.where(t0 == 0, 1, -1))
         score = np.zeros((k, 2), np.int64)
         none = np.full(k, -1, np.int64)
-        if rules.name == "dehla":
+        scoring = rules.hand_scoring
+        if scoring is HandScoring.DEHLA_TENS:
             # R1.6: 4-0 and 3-1 win; 2-2 goes to the side that did not deal.
             winner = np.where(t0 > t1, 0, np.where(t1 > t0, 1, 1 - (self.dealer[g] & 1)))
             kot = all_tens
-        elif rules.name == "dehla-direct":
-            if rules.scoring == "tricks":
+        elif scoring in _R25_SCORINGS:
+            if scoring is HandScoring.TRICKS:
                 a, b = tricks[:, 0], tricks[:, 1]
                 all_tens = none
-            elif rules.scoring == "double-sar":
+            elif scoring is HandScoring.DOUBLE_SAR:
                 cw = self.cards_won[g]
                 a, b = cw[:, 0] + t0, cw[:, 1] + t1
             else:
                 a, b = t0, t1
             winner = np.where(a > b, 0, np.where(b > a, 1, -1))
             kot = all_tens
-        elif rules.name == "court-piece":
-            winner = np.where(tricks[:, 0] >= TRICKS_TO_WIN_ROUND, 0, 1)
+        elif scoring is HandScoring.FIRST_TO_SEVEN:
+            winner = np.where(tricks[:, 0] >= rules.round_tricks, 0, 1)
             maker_side = self.trump_maker[g] & 1
             other = tricks[np.arange(k), 1 - winner]
             kot = np.where((winner == maker_side) & (other == 0), winner, -1)  # R3.4
             if rules.defender_kot:
                 kot = np.where(winner != maker_side, winner, kot)
             all_tens = none
-        else:  # coat-pees, R4.4 / R4.6
+        else:  # HandScoring.CONTRACT, R4.4 / R4.6
             bidder = self.contract_seat[g]
             bid = self.contract_level[g]
             side = bidder & 1

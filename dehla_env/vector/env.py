@@ -62,8 +62,9 @@ import numpy as np
 from gymnasium import spaces
 
 from ..actions import NUM_ACTIONS, action_text
-from ..env import REWARD_KINDS
+from ..env import EPISODES
 from ..errors import IllegalMoveError
+from ..rewards import reward_kind, side0_reward
 from ..rules import Rules, make_rules
 from .engine import DONE, DRAW, PLAY, BatchEngine
 from .observe import BatchObserver
@@ -119,25 +120,17 @@ class VectorEnv:
             self.rules = rules
         else:
             self.rules = make_rules(rules, options)
-        if episode == "match":
-            raise NotImplementedError(
-                "the vector env plays single hands (episode='hand'); use dehla_env.env for matches"
+        if episode != EPISODES[0]:
+            raise ValueError(
+                f"the vector env plays single hands (episode='hand'), not {episode!r}; use dehla_env.env for matches"
             )
-        if episode != "hand":
-            raise ValueError(f"episode must be 'hand', not {episode!r}")
-        if reward not in REWARD_KINDS:
-            raise ValueError(f"reward must be one of {REWARD_KINDS}, not {reward!r}")
-        if reward == "tens" and not self.rules.tens_scoring:
-            raise ValueError(f"reward 'tens' needs a tens-scoring ruleset, not {self.rules}")
-        if reward == "points" and self.rules.name not in ("court-piece", "coat-pees"):
-            raise ValueError("reward 'points' is for court-piece and coat-pees")
+        self.reward_kind = reward_kind(reward, self.rules)
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
         self.num_envs = N = int(num_envs)
         if first_dealer is not None and not 0 <= first_dealer < self.rules.players:
             raise ValueError(f"first_dealer must be a seat 0..{self.rules.players - 1}, not {first_dealer!r}")
         self.first_dealer = first_dealer
-        self.reward_kind = reward
         self._final_obs: bool | str | int = "actor"
         self.copy = copy
         self.engine = BatchEngine(self.rules, N)
@@ -199,7 +192,7 @@ class VectorEnv:
 
     def _resolve_chance(self, g: np.ndarray) -> None:
         e = self.engine
-        if not e.first_void or not e.staged:
+        if not e.draw_if_no_void:
             return
         dr = g[e.phase[g] == DRAW]
         if len(dr):
@@ -358,24 +351,15 @@ class VectorEnv:
 
     def _side_rewards(self, g: np.ndarray, outcome: dict[str, np.ndarray]) -> np.ndarray:
         """Side 0's reward per game (``raw_env._pay_hand_rewards`` with episode="hand")."""
-        rules = self.rules
-        kind = self.reward_kind
-        w = outcome["winner"]
-        if kind == "win":
-            side0 = np.where(w == 0, 1.0, np.where(w == 1, -1.0, 0.0))
-        elif kind == "tens":
-            t = outcome["tens"]
-            side0 = (t[:, 0] - t[:, 1]) / rules.num_tens
-        elif kind == "tricks":
-            t = outcome["tricks"]
-            side0 = (t[:, 0] - t[:, 1]) / rules.num_tricks
-        elif rules.name == "court-piece":
-            gained = 1 + (outcome["kot"] >= 0)
-            side0 = np.where(w == 0, gained, -gained) / 2.0
-        else:
-            sc = outcome["score"]
-            side0 = (sc[:, 0] - sc[:, 1]) / 26.0
-        return side0
+        return side0_reward(
+            self.reward_kind,
+            self.rules,
+            outcome["winner"],
+            outcome["tens"],
+            outcome["tricks"],
+            outcome["kot"],
+            outcome["score"],
+        )
 
     # ------------------------------------------------------------------ misc
     @property

@@ -26,7 +26,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..cards import NUM_CARDS
 from ..encoding import NUM_BID_CHOICES, layout_for
-from ..rules import Rules
+from ..rules import MatchScoring, Rules
 from .engine import BID, DONE, PLAY, TRUMP, BatchEngine
 
 # phase index of the ``phase`` slice: trump, bid, card, none (encoding._PHASE_INDEX)
@@ -63,34 +63,35 @@ def first_hand_match(rules: Rules, engine: BatchEngine, g: np.ndarray) -> dict[s
     streak_side = np.full(k, -1, np.int64)
     streak_count = np.zeros(k, np.int64)
     maxed = rules.max_hands is not None and rules.max_hands <= 1
-    name = rules.name
-    if name == "dehla":
+    scoring = rules.match_scoring
+    if scoring is MatchScoring.KOTS:
+        assert rules.kots_to_win is not None
         kot = np.where(all_tens >= 0, w, -1)  # R1.8: a first hand cannot be the seventh in a row
         has = kot >= 0
         kots[rows[has], w[has]] = 1
         streak_side = np.where(has, -1, w)
         streak_count = np.where(has, 0, 1)
-        over = (has & (rules.kots <= 1)) | maxed
-    elif name == "dehla-direct":
+        over = (has & (rules.kots_to_win <= 1)) | maxed
+    elif scoring is MatchScoring.STREAK or scoring is MatchScoring.ROUND_POINTS:
         won = w >= 0
-        if rules.match == "streak":
+        if rules.kot_streak is not None:
             streak_side = np.where(won, w, -1)
             streak_count = won.astype(np.int64)
-            kot = np.where(all_tens >= 0, all_tens, np.where(won & (rules.streak <= 1), w, -1))
+            kot = np.where(all_tens >= 0, all_tens, np.where(won & (rules.kot_streak <= 1), w, -1))
         else:
             points[rows[won], w[won]] = 1
             kot = all_tens.copy()
         has = kot >= 0
         kots[rows[has], kot[has]] = 1
         over = has | maxed
-        if rules.match == "points":
-            over = over | (won & (rules.points <= 1))
-    elif name == "court-piece":
+        if rules.points_to_win is not None:
+            over = over | (won & (rules.points_to_win <= 1))
+    elif scoring is MatchScoring.COURT_POINTS:
         kot = res["kot"]
         has = kot >= 0
         points[rows, w] = 1 + has
         kots[rows[has], kot[has]] = 1
-        over = (points[rows, w] >= rules.points) | maxed
+        over = (points[rows, w] >= rules.points_to_win) | maxed
     else:
         kot = np.full(k, -1, np.int64)
         points = res["score"].copy()
@@ -112,16 +113,16 @@ def match_features(rules: Rules, m: dict[str, np.ndarray], seat_side: np.ndarray
     rows = np.arange(k)
     own, other = seat_side, 1 - seat_side
     kots, points = m["kots"].astype(np.float64), m["points"].astype(np.float64)
-    kots_target = rules.kots if rules.name == "dehla" else 1
+    kots_target = rules.kots_to_win or 1
     zero = np.zeros(k)
-    if rules.name == "coat-pees":
+    if rules.match_scoring is MatchScoring.GAP:
         lead = (points[rows, own] - points[rows, other]) / rules.gap
         p_own, p_other = np.maximum(lead, 0.0), np.maximum(-lead, 0.0)
-    elif rules.name == "court-piece" or rules.match == "points":
-        p_own, p_other = points[rows, own] / rules.points, points[rows, other] / rules.points
+    elif rules.points_to_win is not None:
+        p_own, p_other = points[rows, own] / rules.points_to_win, points[rows, other] / rules.points_to_win
     else:
         p_own = p_other = zero
-    streak_target = 7 if rules.name == "dehla" else rules.streak
+    streak_target = rules.kot_streak or 1
     value = m["streak_count"] / streak_target
     has = m["streak_side"] >= 0
     s_own = np.where(has & (m["streak_side"] == own), value, 0.0)

@@ -1,7 +1,7 @@
 """R6 conformance records replayed through the batched engine.
 
 :func:`replay_records` takes R6 records (dicts, as in ``records.jsonl``) and returns
-one R6 result object per record, like :func:`dehla_env.replay.replay_record`, but every
+one R6 result object per record, like :func:`dehla_env.records.replay_record`, but every
 hand is dealt and played by :class:`~dehla_env.vector.engine.BatchEngine`: records
 whose rules share the hand-level settings (ruleset, trump, scoring, players,
 defender_kot) run as the games of one engine, one move per game per lockstep round.
@@ -72,10 +72,6 @@ class _Game:
         self.done = True
 
 
-def _group_key(rules: Rules) -> tuple[Any, ...]:
-    return (rules.name, rules.trump, rules.scoring, rules.players, rules.defender_kot)
-
-
 def _hand_report(game: _Game, engine: BatchEngine) -> dict[str, Any]:
     rep = engine.summary(game.slot)
     m = game.match
@@ -85,7 +81,7 @@ def _hand_report(game: _Game, engine: BatchEngine) -> dict[str, Any]:
         kot=None,
         next_dealer=None,
         kots=[m.kots[0], m.kots[1]],
-        streak=list(m.streak) if m.streak is not None and game.rules.name in ("dehla", "dehla-direct") else None,
+        streak=list(m.streak) if m.streak is not None and game.rules.tracks_streak else None,
     )
     return rep
 
@@ -111,7 +107,7 @@ def _finish_hand(game: _Game, engine: BatchEngine) -> None:
         next_dealer=summary.next_dealer,
         kots=list(summary.kots),
         streak=list(summary.streak)
-        if summary.streak is not None and game.rules.name in ("dehla", "dehla-direct")
+        if summary.streak is not None and game.rules.tracks_streak
         else None,
     )
     game.reports.append(rep)
@@ -179,7 +175,7 @@ def _replay_group(games: list[_Game], rules: Rules) -> None:
         slots = np.array([gm.slot for gm in active])
         mask = engine.legal_mask(slots)
         phase = engine.phase[slots]
-        cand = engine.draw_candidates(slots) if engine.first_void and engine.staged else None
+        cand = engine.draw_candidates(slots) if engine.draw_if_no_void else None
         d_slots, d_cards, a_slots, a_actions = [], [], [], []
         moved = []
         for j, gm in enumerate(active):
@@ -251,7 +247,7 @@ def _check_move(
 def replay_records(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """R6 result objects for ``records``, hands played by the batched engine."""
     outputs: list[dict[str, Any]] = []
-    groups: dict[tuple[Any, ...], tuple[Rules, list[_Game]]] = {}
+    groups: dict[Rules, tuple[Rules, list[_Game]]] = {}
     games: list[_Game | None] = []
     for record in records:
         out: dict[str, Any] = {"id": record.get("id"), "error": None, "winner": None, "hands_played": 0, "hands": []}
@@ -268,7 +264,7 @@ def replay_records(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             out["error"] = {"hand": None, "move": None, "reason": str(e)}
             games.append(None)
             continue
-        key = _group_key(rules)
+        key = rules
         if key not in groups:
             groups[key] = (rules, [])
         group = groups[key][1]

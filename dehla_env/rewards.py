@@ -1,0 +1,88 @@
+"""The one definition of the environments' rewards (``raw_env``, the vector env).
+
+A reward is side 0's value of a complete hand; side 1 gets its negative and partners
+share their side's (zero-sum). The kinds:
+
+=========  ==========================================================================
+``win``    +1 to the side that won the hand (round), -1 to the other, 0 with no winner
+           (R2.5 2-2); in ``coat-pees`` the winner is the side that did not lose (R4.6)
+``tens``   (own tens - other tens) / tens in the deck (tens-scoring rulesets, R0.5)
+``tricks`` (own tricks - other tricks) / tricks per hand
+``points`` the hand's match points, scaled to [-1, 1]: ``court-piece`` round + kot (R3.6)
+           / 2, ``coat-pees`` the score change (R4.4) / 26
+=========  ==========================================================================
+
+:func:`side0_reward` takes plain numbers (the AEC env) or arrays over games (the vector
+env) and returns the same values for the same hands.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from .rules import MatchScoring, Rules
+
+#: the most a ``coat-pees`` hand can change the score by (R4.4: a failed bid of 13)
+MAX_CONTRACT_SWING = 26
+
+
+class RewardKind(Enum):
+    WIN = "win"
+    TENS = "tens"
+    TRICKS = "tricks"
+    POINTS = "points"
+
+
+REWARD_KINDS = tuple(k.value for k in RewardKind)
+
+
+def reward_kind(kind: str | RewardKind, rules: Rules) -> RewardKind:
+    """Parse and check a reward kind for ``rules``; raises ``ValueError`` with the reason."""
+    try:
+        parsed = RewardKind(kind)
+    except ValueError:
+        raise ValueError(f"reward must be one of {', '.join(REWARD_KINDS)}, not {kind!r}") from None
+    if parsed is RewardKind.TENS and not rules.tens_scoring:
+        raise ValueError(f"reward 'tens' needs a tens-scoring ruleset, not {rules}")
+    if parsed is RewardKind.POINTS and rules.match_scoring not in (MatchScoring.COURT_POINTS, MatchScoring.GAP):
+        raise ValueError(f"reward 'points' is for hands that score match points (court-piece, coat-pees), not {rules}")
+    return parsed
+
+
+def side0_reward(
+    kind: RewardKind,
+    rules: Rules,
+    winner: Any,
+    tens: Any,
+    tricks: Any,
+    kot: Any,
+    score: Any,
+) -> Any:
+    """Side 0's reward for complete hands.
+
+    ``winner`` and ``kot`` are sides with -1 for none; ``tens``, ``tricks`` and
+    ``score`` (the R4.4 change) are per side, shape ``(..., 2)``. Scalars in, a float
+    out; arrays in, an array out.
+    """
+    tens, tricks, score = np.asarray(tens), np.asarray(tricks), np.asarray(score)
+    w = np.asarray(winner)
+    if kind is RewardKind.WIN:
+        out = np.where(w == 0, 1.0, np.where(w == 1, -1.0, 0.0))
+    elif kind is RewardKind.TENS:
+        out = (tens[..., 0] - tens[..., 1]) / rules.num_tens
+    elif kind is RewardKind.TRICKS:
+        out = (tricks[..., 0] - tricks[..., 1]) / rules.num_tricks
+    elif rules.match_scoring is MatchScoring.COURT_POINTS:
+        gained = 1 + (np.asarray(kot) >= 0)
+        out = np.where(w == 0, gained, -gained) / 2.0
+    else:
+        out = (score[..., 0] - score[..., 1]) / MAX_CONTRACT_SWING
+    return float(out) if out.ndim == 0 else out
+
+
+def match_reward(winner: int | str | None) -> float:
+    """Side 0's ``win`` reward for a whole match: +1/-1 for the winner, 0 for a draw."""
+    return 1.0 if winner == 0 else -1.0 if winner == 1 else 0.0
