@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from .cards import NUM_CARDS, parse_card
 from .engine import MatchState
-from .replay import apply_move_text
+from .records import apply_move_text
 
 
 def deck_from_hands(dealer: int, hands: Sequence[str | None], packs: int = 1) -> list[int]:

@@ -15,8 +15,8 @@ import numpy as np
 
 from .actions import action_text
 from .engine import MatchState
+from .records import match_report
 from .render import render_match
-from .replay import match_report
 from .rules import PRESETS, make_rules
 
 

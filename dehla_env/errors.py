@@ -12,11 +12,17 @@ class IllegalMoveError(ValueError):
 
     def __init__(self, move: str | None, seat: int | None, reason: str, rule: str = "R5") -> None:
         """``move`` is the move's text (``None`` for a problem that is not a move, such
-        as a bad deck); ``seat`` the acting seat, -1 for chance, ``None`` for nobody."""
-        who = f" by seat {seat}" if seat is not None and seat >= 0 else (" by chance" if seat == -1 else "")
-        rules = rule if rule.endswith("R5") or rule == "" else f"{rule}, R5"
+        as a bad deck); ``seat`` the acting seat, -1 for chance, ``None`` for nobody
+        (the match is over). ``rule`` is the rule broken; R5 is always cited too."""
+        # Every rejection is an R5 one: the message always cites R5, after the rule broken.
+        who = (
+            f" by seat {seat}"
+            if seat is not None and seat >= 0
+            else (" by chance" if seat == -1 else " with no seat to act")
+        )
+        rules = rule if rule.endswith("R5") else (f"{rule}, R5" if rule else "R5")
         text = f'"{move}"{who}: {reason}' if move is not None else f"{reason}"
-        super().__init__(f"{text} ({rules})" if rules else text)
+        super().__init__(f"{text} ({rules})")
         self.move = move
         self.seat = seat
         self.reason = reason

@@ -25,7 +25,7 @@ from dehla_env.actions import action_text
 from dehla_env.cards import TEN_RANK, card_text, parse_card
 from dehla_env.deals import deck_from_hands, play_moves
 from dehla_env.engine import HandState, Phase
-from dehla_env.replay import match_report
+from dehla_env.records import match_report
 
 __all__ = [
     "Recorder",

@@ -46,7 +46,7 @@ def test_r6_replay_command_reads_standard_input() -> None:
 
 
 def test_r6_bad_record_reports_hand_and_move_null() -> None:
-    from dehla_env.replay import replay_record
+    from dehla_env.records import replay_record
 
     for record in (
         {"id": "x", "rules": "whist", "first_dealer": 0, "hands": []},

@@ -34,7 +34,7 @@ from dehla_env.actions import BID_OFFSET, PASS_ACTION, TRUMP_OFFSET, parse_actio
 from dehla_env.cards import parse_card
 from dehla_env.deals import play_moves
 from dehla_env.engine import CHANCE, TERMINAL, Phase
-from dehla_env.replay import apply_move_text, match_report, replay_record
+from dehla_env.records import apply_move_text, match_report, replay_record
 from dehla_env.rules import Rules
 from dehla_env.view import public_events
 

@@ -33,8 +33,8 @@ from dehla_env.cards import (
 )
 from dehla_env.deals import deck_from_hands
 from dehla_env.engine import trick_winner_index
+from dehla_env.records import replay_record
 from dehla_env.render import render_match
-from dehla_env.replay import replay_record
 from dehla_env.rules import PRESETS, preset_options
 from dehla_env.seats import next_seat, partner, side_of, teammates
 

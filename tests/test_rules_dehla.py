@@ -29,7 +29,7 @@ from dehla_env.actions import TRUMP_OFFSET
 from dehla_env.cards import parse_card
 from dehla_env.deals import deck_from_hands
 from dehla_env.engine import Phase
-from dehla_env.replay import replay_record
+from dehla_env.records import replay_record
 
 # --------------------------------------------------------------------- deals used below
 

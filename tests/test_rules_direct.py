@@ -560,7 +560,7 @@ def test_r2_record_closed_trump_replay() -> None:
     """R6: the closed-trump hand above as a record: the secret choice is a move,
     the reveal is not."""
     from dehla_env.cards import card_text
-    from dehla_env.replay import replay_record
+    from dehla_env.records import replay_record
 
     deck = deck_from_hands(3, VOID_DEAL)
     record = {
