@@ -15,12 +15,13 @@ fixed learning rate; whether it helps is a question for the arena, not an assump
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from .policy import export_onnx, export_torchscript, policy_from_checkpoint
+from .policy import export_onnx, export_torchscript, policy_from_checkpoint, read_checkpoint
 
 
 def average_state_dicts(state_dicts: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
@@ -38,8 +39,12 @@ def play_checkpoint(checkpoint: dict[str, Any], average_snapshots: int = 0) -> d
     """The play-only entries (model, model_config, rules) of a training checkpoint,
     optionally with the weights averaged over its last snapshots."""
     model = checkpoint["model"]
+    if average_snapshots < 0:
+        raise ValueError(f"--average-snapshots is a count of snapshots (0 or more), not {average_snapshots}")
     if average_snapshots > 0:
         snaps = checkpoint.get("snapshots", [])
+        if not isinstance(snaps, list):
+            raise ValueError("the checkpoint's snapshots entry is not a list of weights")
         if len(snaps) < average_snapshots:
             raise ValueError(f"the checkpoint holds {len(snaps)} snapshots, not {average_snapshots}")
         model = average_state_dicts([model, *snaps[-average_snapshots:]])
@@ -56,14 +61,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=["policy", "torchscript", "onnx"], default="policy")
     parser.add_argument("--average-snapshots", type=int, default=0, metavar="K")
     cli = parser.parse_args(argv)
-    ckpt = torch.load(cli.checkpoint, map_location="cpu", weights_only=False)
-    play = play_checkpoint(ckpt, cli.average_snapshots)
     out = Path(cli.out)
-    if cli.format == "policy":
-        torch.save(play, out)
-    else:
-        net, _rules = policy_from_checkpoint(play)
-        (export_torchscript if cli.format == "torchscript" else export_onnx)(net, out)
+    try:
+        if cli.average_snapshots < 0:
+            raise ValueError(f"--average-snapshots is 0 or more, not {cli.average_snapshots}")
+        if out.is_dir():
+            raise ValueError(f"--out {out} is a directory; give a file name")
+        if not out.parent.is_dir():
+            raise ValueError(f"--out {out}: no folder {out.parent}")
+        ckpt = read_checkpoint(cli.checkpoint)
+        play = play_checkpoint(ckpt, cli.average_snapshots)
+        net, _rules = policy_from_checkpoint(play)  # checks the entries before anything is written
+        if cli.format == "policy":
+            torch.save(play, out)
+        else:
+            (export_torchscript if cli.format == "torchscript" else export_onnx)(net, out)
+    except (ValueError, OSError) as e:
+        print(f"python -m agents.export: {e}", file=sys.stderr)
+        return 2
     print(f"wrote {out} ({cli.format}, {out.stat().st_size / 1e6:.1f} MB)")
     return 0
 

@@ -35,7 +35,6 @@ from dehla_env.view import PlayerView
 
 from .base import Agent
 from .knowledge import Knowledge, sample_hidden_hands, tens_in
-from .registry import register
 
 LEVELS = ("easy", "medium", "hard")
 
@@ -320,8 +319,3 @@ class MediumAgent(HardAgent):
         if self.rng.random() < self.blunder:
             return self._easy.choose_card(view, know)
         return super().choose_card(view, know)
-
-
-register("easy", lambda rules, params, seed: EasyAgent(seed))
-register("medium", lambda rules, params, seed: MediumAgent(seed))
-register("hard", lambda rules, params, seed: HardAgent(seed))

@@ -14,6 +14,7 @@ training checkpoints, ``critic``, ``optimizer``, ``rng`` and ``step`` state (see
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +24,11 @@ from torch import nn
 
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.encoding import encode_view, layout_for, observation_size
-from dehla_env.rules import Rules, make_rules
+from dehla_env.rules import Rules, RulesError, make_rules
 from dehla_env.view import PlayerView
 
 from .base import Agent
 from .features import NUM_CARD_FEATURES, CardFeatures
-from .registry import register
 
 
 def mlp(sizes: list[int], out: int) -> nn.Sequential:
@@ -89,19 +89,70 @@ class ValueNet(nn.Module):
         return {"in_size": self.in_size, "hidden": list(self.hidden)}
 
 
+class CheckpointError(ValueError):
+    """A file that is not a usable checkpoint: missing, unreadable, refused because it
+    could run code, or not of this project's format. The message names the file."""
+
+
+def read_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Load a checkpoint file safely: a user's file is untrusted, so it is read with
+    ``torch.load(weights_only=True)``, which builds only tensors and plain containers
+    and refuses any pickled object that could run code. Every problem is one
+    :class:`CheckpointError` naming the file (never a torch traceback)."""
+    p = Path(path)
+    if not p.exists():
+        raise CheckpointError(f"{p}: no such file")
+    if p.is_dir():
+        raise CheckpointError(f"{p}: is a directory, not a checkpoint file")
+    try:
+        ckpt = torch.load(p, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CheckpointError(
+            f"{p}: refused: not a plain checkpoint (only tensors and plain data load; "
+            f"nothing in the file was run): {reason[:200]}"
+        ) from None
+    except Exception as e:  # torch raises RuntimeError, EOFError, ... for a non-checkpoint
+        raise CheckpointError(f"{p}: not a torch checkpoint ({type(e).__name__}: {str(e)[:200]})") from None
+    if not isinstance(ckpt, dict) or "model" not in ckpt or "model_config" not in ckpt:
+        raise CheckpointError(f"{p}: not a dehla policy checkpoint (no model and model_config entries)")
+    return ckpt
+
+
 def load_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
     """The policy network and the rules it was trained for, from a checkpoint file."""
-    return policy_from_checkpoint(torch.load(Path(path), map_location="cpu", weights_only=False))
+    try:
+        return policy_from_checkpoint(read_checkpoint(path))
+    except CheckpointError as e:
+        if str(e).startswith(str(path)):
+            raise
+        raise CheckpointError(f"{path}: {e}") from None
 
 
 def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
-    """The policy network and its rules from a loaded checkpoint (training or play-only)."""
-    cfg = ckpt["model_config"]
-    net = PolicyNet(cfg["obs_size"], tuple(cfg["hidden"]), bool(cfg.get("card_features", False)))
-    net.load_state_dict(ckpt["model"])
+    """The policy network and its rules from a loaded checkpoint (training or play-only);
+    :class:`CheckpointError` if its entries do not describe a policy of this project."""
+    cfg = ckpt.get("model_config")
+    try:
+        assert isinstance(cfg, dict)
+        obs_size, hidden = cfg["obs_size"], cfg["hidden"]
+        assert isinstance(obs_size, int) and isinstance(hidden, (list, tuple)) and 0 < len(hidden) <= 16
+        assert all(isinstance(h, int) and 0 < h <= 1 << 14 for h in hidden)
+        players_for_observation(obs_size)  # one of the layouts, not an arbitrary (huge) width
+        net = PolicyNet(obs_size, tuple(hidden), bool(cfg.get("card_features", False)))
+    except (AssertionError, KeyError, ValueError, TypeError):
+        raise CheckpointError(f"model_config {str(cfg)[:200]} is not a policy network's") from None
+    try:
+        net.load_state_dict(ckpt["model"])
+    except (RuntimeError, TypeError, AttributeError, KeyError) as e:
+        raise CheckpointError(f"the weights do not fit model_config: {str(e)[:200]}") from None
     net.eval()
     rules_cfg = ckpt.get("rules", {"name": "dehla", "options": {}})
-    return net, make_rules(rules_cfg["name"], rules_cfg.get("options", {}))
+    try:
+        rules = make_rules(rules_cfg["name"], rules_cfg.get("options", {}))
+    except (RulesError, KeyError, TypeError, AttributeError) as e:
+        raise CheckpointError(f"the rules it was trained for are not valid: {e}") from None
+    return net, rules
 
 
 _CACHE: dict[str, tuple[PolicyNet, Rules]] = {}
@@ -148,8 +199,8 @@ class PolicyAgent(Agent):
             self.net, trained_rules = cached_policy(path)
         else:
             raise ValueError("PolicyAgent needs a checkpoint path or a network")
-        if trained_rules.players != rules.players:
-            raise ValueError(f"{path} was trained for {trained_rules.players} players, not {rules.players}")
+        if trained_rules != rules:
+            raise ValueError(f"{path} was trained for {trained_rules}; it does not play {rules}")
         if self.net.obs_size != observation_size(rules):
             raise ValueError(f"{path} expects observations of {self.net.obs_size}, not {observation_size(rules)}")
         self.sample = sample
@@ -201,12 +252,3 @@ def export_onnx(policy: str | Path | PolicyNet, out: str | Path) -> Path:
         dynamo=False,
     )
     return out
-
-
-def _factory(rules: Rules, params: dict[str, str], seed: int | None) -> Agent:
-    if "path" not in params:
-        raise ValueError("policy needs a checkpoint: policy:PATH")
-    return PolicyAgent(params["path"], rules, seed, sample=params.get("sample", "0") not in ("0", "false", ""))
-
-
-register("policy", _factory)

@@ -1,70 +1,269 @@
-"""Agents by name, as the arena and the terminal game accept them.
+"""The agent table: every bot by name, its parameters, and the spec grammar.
 
-Spec strings: ``random``, ``easy``, ``medium``, ``hard``, ``search`` with parameters
-(``search:k=16,depth=5``) and ``policy:PATH`` (a trained checkpoint). ``make_agent``
-builds a fresh, seeded agent from a spec; each name maps to a factory registered with
-:func:`register`.
+An *agent spec* is the text the arena, the terminal game, the gymnasium wrapper factory
+and the configs take::
+
+    NAME                      hard
+    NAME:KEY=VALUE[,...]      search:k=16,depth=5
+    policy:WHERE[,KEY=VALUE]  policy:dehla   policy:runs/x/policy.pt,sample=1
+
+:data:`AGENTS` lists every name with its parameters (type, default, meaning); an
+unknown name or parameter, or a value of the wrong type, is a ``ValueError`` that lists
+what exists. :func:`make_agent` builds a fresh agent, seeded, for a ruleset.
+:func:`spec_help` is the text that ``--help`` shows.
+
+The table is explicit: this module imports the bot modules (never the reverse), and
+the heavy ones (the search, torch for policies) only when such an agent is made.
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from dehla_env.rules import Rules
 
 from .base import Agent, RandomAgent
+from .heuristic import EasyAgent, HardAgent, MediumAgent
 
-AgentFactory = Callable[[Rules, dict[str, str], "int | None"], Agent]
+#: where the shipped policies live (package data): ``policy:NAME`` is ``NAME.pt`` here
+SHIPPED_POLICIES = Path(__file__).resolve().parent / "checkpoints"
 
-_FACTORIES: dict[str, AgentFactory] = {}
-
-
-def register(name: str, factory: AgentFactory) -> None:
-    """Make ``name`` (and ``name:key=value,...``) available to :func:`make_agent`."""
-    _FACTORIES[name] = factory
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"search:k=16,depth=5"`` -> ``("search", {"k": "16", "depth": "5"})``;
-    ``"policy:agents/checkpoints/dehla.pt"`` -> ``("policy", {"path": ...})``."""
-    name, _, rest = spec.partition(":")
-    params: dict[str, str] = {}
+@dataclass(frozen=True)
+class Param:
+    """One parameter of an agent: ``kind`` is ``int``, ``float``, ``bool`` or ``str``."""
+
+    name: str
+    kind: type
+    default: Any
+    help: str
+    minimum: float | None = None
+    nullable: bool = False  # whether ``none`` is a value (``budget_ms=none``)
+
+    def parse(self, text: str, agent: str) -> Any:
+        """The typed value of ``text``; ``ValueError`` naming the agent and parameter."""
+        where = f"{agent}: parameter {self.name}"
+        if self.nullable and text.lower() in ("", "none"):
+            return None
+        if self.kind is bool:
+            if text.lower() in _TRUE:
+                return True
+            if text.lower() in _FALSE:
+                return False
+            raise ValueError(f"{where} is true or false (1/0), not {text!r}")
+        if self.kind is str:
+            if not text:
+                raise ValueError(f"{where} needs a value")
+            return text
+        try:
+            value = self.kind(text)
+        except ValueError:
+            raise ValueError(f"{where} is {'an integer' if self.kind is int else 'a number'}, not {text!r}") from None
+        if self.kind is float and value != value:  # NaN
+            raise ValueError(f"{where} is a number, not {text!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise ValueError(f"{where} must be at least {self.minimum:g}, not {text}")
+        return value
+
+
+Builder = Callable[[Rules, dict[str, Any], "int | None"], Agent]
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """A row of the agent table."""
+
+    name: str
+    summary: str
+    params: tuple[Param, ...]
+    build: Builder
+    positional: str | None = None  # the parameter a bare value fills (``policy:dehla``)
+
+    def param(self, key: str) -> Param:
+        by_name = {p.name: p for p in self.params}
+        if key not in by_name:
+            known = ", ".join(by_name) or "none"
+            raise ValueError(f"agent {self.name!r} has no parameter {key!r}; its parameters: {known}")
+        return by_name[key]
+
+    def usage(self) -> str:
+        if not self.params:
+            return self.name
+        if self.positional is None:
+            return f"{self.name}:" + ",".join(f"[{p.name}={_default_text(p)}]" for p in self.params)
+        first = self.param(self.positional)
+        rest = "".join(f"[,{p.name}={_default_text(p)}]" for p in self.params if p is not first)
+        return f"{self.name}:{self.positional.upper()}{rest}"
+
+
+def _default_text(p: Param) -> str:
+    if p.default is None:
+        return "none"
+    if p.kind is bool:
+        return "1" if p.default else "0"
+    return str(p.default)
+
+
+# ---------------------------------------------------------------------- builders
+def _random(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
+    return RandomAgent(seed)
+
+
+def _easy(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
+    return EasyAgent(seed)
+
+
+def _medium(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
+    return MediumAgent(seed)
+
+
+def _hard(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
+    return HardAgent(seed)
+
+
+def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
+    from .search import PLAYOUT_RULES, SearchAgent
+
+    playout = p["playout"]
+    playout_agent = playout if playout in PLAYOUT_RULES else make_agent(playout, rules)
+    opponents = None if p["opp"] is None else make_agent(p["opp"], rules)
+    return SearchAgent(
+        rules,
+        k=p["k"],
+        depth=p["depth"],
+        budget_ms=p["budget_ms"],
+        playout=playout_agent,
+        seed=seed,
+        exact=p["exact"],
+        margin=p["margin"],
+        prune=p["prune"],
+        rollout_depth=p["rdepth"],
+        opponents=opponents,
+    )
+
+
+def policy_path(where: str) -> Path:
+    """The file of ``policy:WHERE``: a shipped policy's name (``dehla``) or a path."""
+    shipped = SHIPPED_POLICIES / f"{where}.pt"
+    if "/" not in where and "\\" not in where and not where.endswith(".pt") and shipped.is_file():
+        return shipped
+    path = Path(where)
+    if not path.exists():
+        names = ", ".join(sorted(f.stem for f in SHIPPED_POLICIES.glob("*.pt"))) or "none"
+        raise ValueError(f"policy:{where}: no such file, and no shipped policy of that name (shipped: {names})")
+    return path
+
+
+def _policy(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
+    path = policy_path(p["path"])
+    if importlib.util.find_spec("torch") is None:
+        raise ValueError("policy agents need torch: pip install 'dehla[train]'")
+    from .policy import PolicyAgent
+
+    return PolicyAgent(path, rules, seed, sample=p["sample"])
+
+
+AGENTS: dict[str, AgentEntry] = {
+    e.name: e
+    for e in (
+        AgentEntry("random", "uniformly random legal moves", (), _random),
+        AgentEntry("easy", "wins a trick cheaply when it can, else plays low; tens are ordinary cards", (), _easy),
+        AgentEntry("medium", "the hard bot with 40% of its card decisions the easy bot's", (), _medium),
+        AgentEntry("hard", "counts cards and voids; plays the best expected value of the trick (R1.11)", (), _hard),
+        AgentEntry(
+            "search",
+            "perfect-information Monte Carlo over sampled consistent deals, exact solver at the end",
+            (
+                Param("k", int, 48, "worlds sampled per decision", minimum=1),
+                Param("depth", int, 5, "tricks left at which a world is solved exactly", minimum=0),
+                Param("budget_ms", float, None, "time per decision in ms (none: all k worlds)", 0, nullable=True),
+                Param("playout", str, "rule", "playout policy: rule, greedy or an agent spec"),
+                Param("exact", bool, False, "solve whole hands exactly where possible"),
+                Param("margin", float, 0.01, "weight of the margin tie-break beside win/loss"),
+                Param("prune", float, 1.0, "successive-elimination width (1: keep all moves)", minimum=0),
+                Param("rdepth", int, None, "solve depth at the end of playouts (none: depth)", 0, nullable=True),
+                Param("opp", str, None, "agent spec for the opponents in playouts (none: playout)", nullable=True),
+            ),
+            _search,
+        ),
+        AgentEntry(
+            "policy",
+            "a trained policy network: a shipped name (policy:dehla) or a checkpoint file",
+            (
+                Param("path", str, None, "shipped policy name or checkpoint path"),
+                Param("sample", bool, False, "sample from the policy instead of its greedy move"),
+            ),
+            _policy,
+            positional="path",
+        ),
+    )
+}
+
+
+def parse_spec(spec: str) -> tuple[AgentEntry, dict[str, Any]]:
+    """The table entry and the typed parameters (defaults filled in) of a spec;
+    ``ValueError`` for an unknown name, parameter or value, listing what exists."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec is a name such as hard or search:k=16, not {spec!r}; known: {known_names()}")
+    name, _, rest = spec.strip().partition(":")
+    entry = AGENTS.get(name)
+    if entry is None:
+        raise ValueError(f"unknown agent {name!r}; known: {known_names()}")
+    given: dict[str, str] = {}
     if rest:
-        if "=" not in rest:
-            params["path"] = rest
-        else:
-            for part in rest.split(","):
-                key, sep, value = part.partition("=")
-                if not sep:
-                    raise ValueError(f"agent parameter {part!r} in {spec!r} is not key=value")
-                params[key.strip()] = value.strip()
-    return name, params
-
-
-# Agents whose modules are heavy to import (torch) register on first use.
-_LAZY = {"policy": "agents.policy", "search": "agents.search"}
-
-
-def known_agents() -> list[str]:
-    _load_builtin()
-    return sorted(set(_FACTORIES) | set(_LAZY))
+        parts = rest.split(",")
+        if entry.positional is not None and "=" not in parts[0]:
+            given[entry.positional] = parts.pop(0)
+        for part in parts:
+            key, sep, value = part.partition("=")
+            key = key.strip()
+            if not sep or not key:
+                raise ValueError(f"agent parameter {part!r} in {spec!r} is not key=value (usage: {entry.usage()})")
+            if key in given:
+                raise ValueError(f"agent parameter {key!r} given twice in {spec!r}")
+            given[key] = value.strip()
+    values: dict[str, Any] = {}
+    for key, text in given.items():
+        values[key] = entry.param(key).parse(text, name)
+    for p in entry.params:
+        if p.name not in values:
+            if entry.positional is not None and p is entry.param(entry.positional):
+                raise ValueError(f"agent {name!r} needs {p.name}: {entry.usage()}")
+            values[p.name] = p.default
+    return entry, values
 
 
 def make_agent(spec: str, rules: Rules, seed: int | None = None) -> Agent:
     """A new agent for ``rules`` from a spec string (see the module docstring)."""
-    _load_builtin()
-    name, params = parse_spec(spec)
-    if name not in _FACTORIES and name in _LAZY:
-        __import__(_LAZY[name])
-    if name not in _FACTORIES:
-        raise ValueError(f"unknown agent {name!r}; known: {', '.join(sorted(_FACTORIES))}")
-    agent = _FACTORIES[name](rules, params, seed)
+    entry, params = parse_spec(spec)
+    agent = entry.build(rules, params, seed)
     agent.name = spec
     return agent
 
 
-def _load_builtin() -> None:
-    """Import the modules that register the built-in agents (lazily: torch is heavy)."""
-    if "random" not in _FACTORIES:
-        register("random", lambda rules, params, seed: RandomAgent(seed))
-        from . import heuristic  # noqa: F401  (registers easy, medium, hard)
+def known_names() -> str:
+    return ", ".join(f"{e.name}:PATH" if e.positional else e.name for e in AGENTS.values())
+
+
+def spec_help() -> str:
+    """The spec grammar and every agent with its parameters, for ``--help``."""
+    lines = ["agent specs: NAME or NAME:KEY=VALUE,... (policy:NAME_OR_PATH[,sample=1])"]
+    for e in AGENTS.values():
+        lines.append(f"  {e.usage()}")
+        lines.append(f"      {e.summary}")
+        for p in e.params:
+            lines.append(f"      {p.name}: {p.help} (default {_default_text(p)})")
+    shipped = sorted(f.stem for f in SHIPPED_POLICIES.glob("*.pt"))
+    if shipped:
+        lines.append(f"  shipped policies: {', '.join('policy:' + s for s in shipped)}")
+    return "\n".join(lines)
+
+
+__all__ = ["AGENTS", "AgentEntry", "Param", "make_agent", "parse_spec", "policy_path", "spec_help"]

@@ -79,7 +79,6 @@ from dehla_env.view import PlayerView
 
 from .base import Agent
 from .heuristic import HardAgent
-from .registry import make_agent, register
 from .sampler import WorldSampler, match_for, view_in_world
 from .solver import (
     M_COURT,
@@ -95,6 +94,8 @@ from .solver import (
 )
 
 TIE_WEIGHT = 0.01  # weight of the margin tie-break next to win 1 / no winner 0.5 / loss 0
+#: the built-in playout rules (the alternative is a playout agent)
+PLAYOUT_RULES = ("rule", "greedy")
 
 
 def tricks_left(hand: HandState) -> int:
@@ -405,14 +406,18 @@ class SearchAgent(Agent):
         k: int = 48,
         depth: int = 5,
         budget_ms: float | None = None,
-        playout: str = "rule",
+        playout: str | Agent = "rule",
         seed: int | None = None,
         exact: bool = False,
         margin: float = TIE_WEIGHT,
         prune: float = 1.0,
         rollout_depth: int | None = None,
-        opponents: str | None = None,
+        opponents: Agent | None = None,
     ) -> None:
+        """``playout`` is one of :data:`PLAYOUT_RULES` or an agent that plays every seat
+        in playouts; ``opponents`` an agent for the opponents' seats there instead.
+        Both are re-seeded from ``seed`` (agents are built from specs by
+        :func:`agents.registry.make_agent`)."""
         super().__init__(seed)
         if k < 1 or depth < 0:
             raise ValueError("search needs k >= 1 and depth >= 0")
@@ -420,19 +425,22 @@ class SearchAgent(Agent):
         self.k = k
         self.depth = depth
         self.budget_ms = budget_ms
-        self.playout = playout
+        self.playout = playout if isinstance(playout, str) else "agent"
+        if isinstance(playout, str) and playout not in PLAYOUT_RULES:
+            raise ValueError(f"search: playout is one of {', '.join(PLAYOUT_RULES)} or an agent, not {playout!r}")
         self.exact = exact
         self.margin = margin
         self.prune = prune
         self.rollout_depth = depth if rollout_depth is None else rollout_depth
         child = None if seed is None else int(np.random.SeedSequence([seed, 1]).generate_state(1)[0])
         self.fallback = HardAgent(child)
-        self.policy: Agent | None = None if playout in ("greedy", "rule") else make_agent(playout, rules, child)
-        if isinstance(self.policy, HardAgent):
-            self.policy.samples = 0  # its own sampling would nest worlds in worlds
-        self.opponent_policy: Agent | None = None if opponents is None else make_agent(opponents, rules, child)
-        if isinstance(self.opponent_policy, HardAgent):
-            self.opponent_policy.samples = 0
+        self.policy: Agent | None = None if isinstance(playout, str) else playout
+        self.opponent_policy: Agent | None = opponents
+        for agent in (self.policy, self.opponent_policy):
+            if agent is not None:
+                agent.seed(child)
+                if isinstance(agent, HardAgent):
+                    agent.samples = 0  # its own sampling would nest worlds in worlds
         self.solver = Solver(rules) if rules.players == 4 else None
         self.last_scores: dict[int, float] = {}
         self.last_worlds = 0
@@ -441,8 +449,9 @@ class SearchAgent(Agent):
         super().seed(seed)
         child = None if seed is None else int(np.random.SeedSequence([seed, 1]).generate_state(1)[0])
         self.fallback.seed(child)
-        if self.policy is not None:
-            self.policy.seed(child)
+        for agent in (self.policy, self.opponent_policy):
+            if agent is not None:
+                agent.seed(child)
 
     # ------------------------------------------------------------------ decisions
     def searchable(self, view: PlayerView) -> bool:
@@ -576,34 +585,5 @@ class SearchAgent(Agent):
                 action = actor.act(view_in_world(match, w.to_act))
             w.apply_action(action)
 
-
-def _int(params: dict[str, str], key: str, default: int) -> int:
-    return int(params[key]) if key in params else default
-
-
-def _factory(rules: Rules, params: dict[str, str], seed: int | None) -> Agent:
-    known = {"k", "depth", "budget_ms", "playout", "exact", "margin", "prune", "rdepth", "opp"}
-    unknown = set(params) - known
-    if unknown:
-        raise ValueError(
-            f"search: unknown parameter(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}"
-        )
-    budget = float(params["budget_ms"]) if params.get("budget_ms") not in (None, "", "none") else None
-    return SearchAgent(
-        rules,
-        k=_int(params, "k", 48),
-        depth=_int(params, "depth", 5),
-        budget_ms=budget,
-        playout=params.get("playout", "rule"),
-        seed=seed,
-        exact=params.get("exact", "0").lower() in ("1", "true", "yes"),
-        margin=float(params.get("margin", TIE_WEIGHT)),
-        prune=float(params.get("prune", 1.0)),
-        rollout_depth=int(params["rdepth"]) if "rdepth" in params else None,
-        opponents=params.get("opp"),
-    )
-
-
-register("search", _factory)
 
 __all__ = ["SearchAgent", "greedy_action", "outcome_score", "rule_action", "tricks_left"]

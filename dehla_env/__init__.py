@@ -12,7 +12,7 @@ from .errors import IllegalMoveError
 from .rules import PRESETS, Rules, RulesError, make_rules
 from .vector import vector_env
 from .view import PlayerView, view_of
-from .wrappers import SingleAgentEnv, register_envs  # registers the gymnasium ids on import
+from .wrappers import SingleAgentEnv
 
 __version__ = "0.1.0"
 
@@ -36,7 +36,6 @@ __all__ = [
     "parse_action",
     "parse_card",
     "raw_env",
-    "register_envs",
     "vector_env",
     "view_of",
 ]

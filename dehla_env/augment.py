@@ -19,7 +19,7 @@ import numpy as np
 
 from .actions import BID_OFFSET, NUM_ACTIONS, TRUMP_OFFSET
 from .cards import NUM_CARDS, NUM_RANKS
-from .encoding import NUM_BID_CHOICES, layout_for
+from .encoding import NUM_BID_CHOICES, Axis, Layout, layout_for, privileged_layout
 
 ALL_PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(permutations(range(4)))
 
@@ -29,44 +29,55 @@ def _card_map(perm: tuple[int, ...]) -> np.ndarray:
     return np.array([perm[c // NUM_RANKS] * NUM_RANKS + c % NUM_RANKS for c in range(NUM_CARDS)])
 
 
+def _bid_map(perm: tuple[int, ...]) -> np.ndarray:
+    """new bid code for every old one (R4.2 codes: not yet, pass, then the 28 bids)."""
+    out = np.arange(NUM_BID_CHOICES)
+    for k in range(NUM_BID_CHOICES - 2):
+        level, suit = divmod(k, 4)
+        out[2 + k] = 2 + level * 4 + perm[suit]
+    return out
+
+
+def layout_permutation(layout: Layout, perm: tuple[int, ...]) -> np.ndarray:
+    """``forward[old] = new`` positions of a layout's vector under the suit relabelling
+    ``perm``: every card, suit and bid axis (:class:`~dehla_env.encoding.Axis`) is mapped."""
+    maps = {Axis.CARD: _card_map(perm), Axis.SUIT: np.array(perm), Axis.BID: _bid_map(perm)}
+    forward = np.arange(layout.size)
+    for sl in layout.slices.values():
+        grid = np.indices(sl.shape).reshape(len(sl.shape), -1)
+        for d, axis in enumerate(sl.axes):
+            if axis in maps:
+                grid[d] = maps[axis][grid[d]]
+        forward[sl.offset : sl.stop] = sl.offset + np.ravel_multi_index(tuple(grid), sl.shape)
+    return forward
+
+
+def _gather(forward: np.ndarray) -> np.ndarray:
+    index = np.empty_like(forward)
+    index[forward] = np.arange(len(forward))
+    return index
+
+
 @cache
 def suit_permutation_maps(perm: tuple[int, ...], num_players: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(obs_index, mask_index, action_index) for relabelling suits by ``perm``."""
     if sorted(perm) != [0, 1, 2, 3]:
         raise ValueError(f"not a permutation of the four suits: {perm}")
-    lay = layout_for(num_players)
+    obs_index = _gather(layout_permutation(layout_for(num_players), perm))
     cards = _card_map(perm)
-    # new_position -> old_position ("gather" indices), built from old -> new maps
-    forward = np.arange(lay.size)  # forward[old] = new
-    for sl in lay.slices.values():
-        shape = sl.shape
-        if shape[-1] == NUM_CARDS:
-            rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
-            for r in range(rows):
-                base = sl.offset + r * NUM_CARDS
-                forward[base : base + NUM_CARDS] = base + cards
-        elif sl.name in ("led_suit", "trump_suit", "voids"):
-            rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
-            for r in range(rows):
-                base = sl.offset + r * 4
-                forward[base : base + 4] = base + np.array(perm)
-        elif sl.name == "bids":
-            for r in range(shape[0]):
-                base = sl.offset + r * NUM_BID_CHOICES
-                for k in range(NUM_BID_CHOICES - 2):
-                    level, suit = divmod(k, 4)
-                    forward[base + 2 + k] = base + 2 + level * 4 + perm[suit]
-    obs_index = np.empty_like(forward)
-    obs_index[forward] = np.arange(lay.size)
     action_forward = np.arange(NUM_ACTIONS)
     action_forward[:NUM_CARDS] = cards
     action_forward[TRUMP_OFFSET : TRUMP_OFFSET + 4] = TRUMP_OFFSET + np.array(perm)
     for k in range(NUM_ACTIONS - BID_OFFSET):
         level, suit = divmod(k, 4)
         action_forward[BID_OFFSET + k] = BID_OFFSET + level * 4 + perm[suit]
-    mask_index = np.empty_like(action_forward)
-    mask_index[action_forward] = np.arange(NUM_ACTIONS)
-    return obs_index, mask_index, action_forward
+    return obs_index, _gather(action_forward), action_forward
+
+
+@cache
+def privileged_permutation(perm: tuple[int, ...], num_players: int = 4) -> np.ndarray:
+    """Gather indices relabelling :func:`~dehla_env.encoding.privileged_features` by ``perm``."""
+    return _gather(layout_permutation(privileged_layout(num_players), perm))
 
 
 def relabel(

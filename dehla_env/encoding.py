@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from enum import Enum
 from functools import cache
 
 import numpy as np
@@ -62,11 +63,26 @@ from .view import PlayerView
 NUM_BID_CHOICES = 2 + (NUM_ACTIONS - BID_OFFSET)  # not yet, pass, 28 bids
 
 
+class Axis(Enum):
+    """What an axis of a slice is indexed by: the code that transforms observations
+    (suit relabelling, card features, decoders) reads these, not slice names."""
+
+    SEAT = "seat"  # relative seat 0..n-1 (the observer is 0)
+    SEAT_OR_NONE = "seat-or-none"  # relative seat, then one entry for none
+    SIDE = "side"  # relative side: own 0, other 1
+    CARD = "card"  # card id 0..51 (R0.1)
+    SUIT = "suit"  # suit C D H S
+    BID = "bid"  # R4.2 bid code: not yet, pass, then the 28 bids as in the action layout
+    CATEGORY = "category"  # a one-hot of named states (phase, trump state)
+    VALUE = "value"  # scalars (fractions, counts)
+
+
 @dataclass(frozen=True)
 class Slice:
     name: str
     shape: tuple[int, ...]
     offset: int
+    axes: tuple[Axis, ...] = ()
 
     @property
     def size(self) -> int:
@@ -77,42 +93,21 @@ class Slice:
         return self.offset + self.size
 
 
-class Layout:
-    """The named slices of the flat observation for ``n`` players."""
+_AXIS_SIZE = {Axis.CARD: NUM_CARDS, Axis.SUIT: 4, Axis.SIDE: 2, Axis.BID: NUM_BID_CHOICES}
 
-    def __init__(self, num_players: int) -> None:
-        n = num_players
-        shapes: list[tuple[str, tuple[int, ...]]] = [
-            ("hand", (NUM_CARDS,)),
-            ("hand_counts", (n,)),
-            ("trick", (n, NUM_CARDS)),
-            ("trick_leader", (n,)),
-            ("led_suit", (4,)),
-            ("trick_winning", (n,)),
-            ("played", (n, NUM_CARDS)),
-            ("won", (2, NUM_CARDS)),
-            ("middle", (NUM_CARDS,)),
-            ("middle_info", (3,)),
-            ("pair_threat", (n + 1,)),
-            ("voids", (n, 4)),
-            ("trump_suit", (4,)),
-            ("trump_state", (4,)),
-            ("trump_maker", (n + 1,)),
-            ("bids", (n, NUM_BID_CHOICES)),
-            ("contract_seat", (n + 1,)),
-            ("contract_info", (2,)),
-            ("dealer", (n,)),
-            ("phase", (4,)),
-            ("progress", (2,)),
-            ("tricks_won", (2,)),
-            ("tens_won", (2,)),
-            ("match", (8,)),
-        ]
-        self.num_players = n
+
+class Layout:
+    """Named slices with typed axes, laid end to end: ``(name, axes, shape)``; a
+    :class:`Slice`'s axes say what each of its dimensions is indexed by."""
+
+    def __init__(self, num_players: int, parts: list[tuple[str, tuple[Axis, ...], tuple[int, ...]]]) -> None:
+        self.num_players = num_players
         self.slices: dict[str, Slice] = {}
         offset = 0
-        for name, shape in shapes:
-            s = Slice(name, shape, offset)
+        for name, axes, shape in parts:
+            for axis, size in zip(axes, shape):
+                assert _AXIS_SIZE.get(axis, size) == size, (name, axis, size)
+            s = Slice(name, shape, offset, axes)
             self.slices[name] = s
             offset = s.stop
         self.size = offset
@@ -126,7 +121,52 @@ class Layout:
 
 @cache
 def layout_for(num_players: int) -> Layout:
-    return Layout(num_players)
+    """The flat observation's layout for ``num_players`` (the table above)."""
+    n = num_players
+    A = Axis
+    return Layout(
+        n,
+        [
+            ("hand", (A.CARD,), (NUM_CARDS,)),
+            ("hand_counts", (A.SEAT,), (n,)),
+            ("trick", (A.SEAT, A.CARD), (n, NUM_CARDS)),
+            ("trick_leader", (A.SEAT,), (n,)),
+            ("led_suit", (A.SUIT,), (4,)),
+            ("trick_winning", (A.SEAT,), (n,)),
+            ("played", (A.SEAT, A.CARD), (n, NUM_CARDS)),
+            ("won", (A.SIDE, A.CARD), (2, NUM_CARDS)),
+            ("middle", (A.CARD,), (NUM_CARDS,)),
+            ("middle_info", (A.VALUE,), (3,)),
+            ("pair_threat", (A.SEAT_OR_NONE,), (n + 1,)),
+            ("voids", (A.SEAT, A.SUIT), (n, 4)),
+            ("trump_suit", (A.SUIT,), (4,)),
+            ("trump_state", (A.CATEGORY,), (4,)),
+            ("trump_maker", (A.SEAT_OR_NONE,), (n + 1,)),
+            ("bids", (A.SEAT, A.BID), (n, NUM_BID_CHOICES)),
+            ("contract_seat", (A.SEAT_OR_NONE,), (n + 1,)),
+            ("contract_info", (A.VALUE,), (2,)),
+            ("dealer", (A.SEAT,), (n,)),
+            ("phase", (A.CATEGORY,), (4,)),
+            ("progress", (A.VALUE,), (2,)),
+            ("tricks_won", (A.SIDE,), (2,)),
+            ("tens_won", (A.SIDE,), (2,)),
+            ("match", (A.VALUE,), (8,)),
+        ],
+    )
+
+
+@cache
+def privileged_layout(num_players: int) -> Layout:
+    """The layout of :func:`privileged_features` (critics only)."""
+    A = Axis
+    return Layout(
+        num_players,
+        [
+            ("hands", (A.SEAT, A.CARD), (num_players, NUM_CARDS)),
+            ("undealt", (A.CARD,), (NUM_CARDS,)),
+            ("true_trump", (A.SUIT,), (4,)),
+        ],
+    )
 
 
 def observation_size(rules: Rules) -> int:
@@ -530,7 +570,7 @@ class ObservationEncoder:
 
 def privileged_size(rules: Rules) -> int:
     """Length of :func:`privileged_features`."""
-    return rules.players * NUM_CARDS + NUM_CARDS + 4
+    return privileged_layout(rules.players).size
 
 
 def privileged_features(match: MatchState, frame: int) -> np.ndarray:

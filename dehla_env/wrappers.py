@@ -7,11 +7,11 @@ rewards are the AEC environment's own (see :mod:`dehla_env.env`); this module ad
 only the seat bookkeeping.
 
 ====================  ==================================================================
-Import                ``from dehla_env.wrappers import SingleAgentEnv, register_envs``
+Import                ``from dehla_env.wrappers import SingleAgentEnv``
 Gymnasium ids         ``DehlaPakad-v0`` (``dehla``), ``DehlaPakadDirect-v0``
-                      (``dehla-direct``), ``CourtPiece-v0``, ``CoatPees-v0``; registered
-                      when this module is imported (``register_envs()`` again is
-                      harmless), so ``gymnasium.make("dehla_env.wrappers:DehlaPakad-v0")``
+                      (``dehla-direct``), ``CourtPiece-v0``, ``CoatPees-v0``: registered
+                      by :mod:`agents.envs` (``import agents``), which also turns agent
+                      specs into policies; ``gymnasium.make("agents:DehlaPakad-v0")``
                       works without an import; ``max_episode_steps=200``
 Action space          ``Discrete(85)``, the flat layout of :mod:`dehla_env.actions`
 Observation space     exactly the AEC environment's: ``Dict(observation=...,
@@ -27,16 +27,17 @@ Learner
 
 Other seats
     ``opponents``: one policy for every seat that is not the learner's (the partner
-    included, unless ``partner`` is given), or a dict ``{seat: policy}`` (seats left out
-    get a :class:`~agents.base.RandomAgent`). ``partner``: a policy for the learner's
-    partner seat(s) (``learner="seat"`` only). A policy is an agent spec string as the
-    arena takes it (``"hard"``, ``"search:k=16"``, ``"policy:agents/checkpoints/dehla.pt"``),
-    an :class:`agents.base.Agent` (called as ``agent.act(view_of(match, seat))``) or any
-    callable ``f(view) -> action`` taking a :class:`~dehla_env.view.PlayerView`. The
-    default is a ``RandomAgent`` per seat. ``reset(seed=s)`` re-seeds the deal and every
-    ``Agent`` policy from ``s`` (through :class:`numpy.random.SeedSequence`), so an
-    episode is fully reproducible; a plain callable is not seeded and must be
-    deterministic (or seeded by its owner) for that to hold.
+    included, unless ``partner`` is given), or a dict ``{seat: policy}``. ``partner``: a
+    policy for the learner's partner seat(s) (``learner="seat"`` only). A policy is an
+    object with ``act(view) -> action`` (an :class:`agents.base.Agent`, say) or any
+    callable ``f(view) -> action`` on the seat's :class:`~dehla_env.view.PlayerView`.
+    Seats without a policy play uniformly random legal moves, drawn from the env's own
+    generator. ``reset(seed=s)`` re-seeds the deal, those random seats and every policy
+    with a ``seed(int)`` method from ``s`` (through :class:`numpy.random.SeedSequence`),
+    so an episode is fully reproducible; a plain callable is not seeded and must be
+    deterministic (or seeded by its owner) for that to hold. To name bots by spec
+    (``opponents="hard"``, ``"policy:dehla"``), use the ids that :mod:`agents.envs`
+    registers: ``import agents`` then ``gymnasium.make("DehlaPakad-v0", opponents="hard")``.
 
 Rewards
     The learner's side's reward from the AEC environment (``reward="win"`` / ``"tens"``
@@ -77,9 +78,9 @@ Example::
 
     import gymnasium
     import numpy as np
-    import dehla_env.wrappers  # registers the ids
+    import agents  # registers the ids; bots by spec
 
-    env = gymnasium.make("DehlaPakad-v0", trump="chosen", learner="side")
+    env = gymnasium.make("DehlaPakad-v0", trump="chosen", learner="side", opponents="hard")
     obs, info = env.reset(seed=0)
     rng = np.random.default_rng(0)
     terminated = truncated = False
@@ -95,7 +96,7 @@ Version history
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Protocol
 
 import gymnasium
 import numpy as np
@@ -107,22 +108,18 @@ from .errors import IllegalMoveError
 from .rules import Rules
 from .view import PlayerView, view_of
 
-if TYPE_CHECKING:
-    from agents.base import Agent
 
-# ``agents`` builds on ``dehla_env``, so the agent classes are imported where used,
-# never at module level (``import dehla_env`` must not import ``agents``).
-Policy = Union["Agent", Callable[[PlayerView], int]]
+class ViewAgent(Protocol):
+    """Anything that plays a seat from its view (``agents.base.Agent`` is one)."""
+
+    def act(self, view: PlayerView) -> int: ...
+
+
+#: a seat's player: an agent-like object, or a callable on the seat's view
+ViewPolicy = ViewAgent | Callable[[PlayerView], int]
 
 #: the most learner decisions one hand can take, generously rounded up (see the docstring)
 MAX_HAND_STEPS = 200
-
-ENV_IDS: dict[str, str] = {
-    "DehlaPakad-v0": "dehla",
-    "DehlaPakadDirect-v0": "dehla-direct",
-    "CourtPiece-v0": "court-piece",
-    "CoatPees-v0": "coat-pees",
-}
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
@@ -137,8 +134,8 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         rules: str | Rules = "dehla",
         learner_seat: int = 0,
         learner: str = "seat",
-        opponents: Policy | Mapping[int, Policy] | None = None,
-        partner: Policy | None = None,
+        opponents: ViewPolicy | Mapping[int, ViewPolicy] | None = None,
+        partner: ViewPolicy | None = None,
         episode: str = "hand",
         reward: str = "win",
         observation: str = "flat",
@@ -181,17 +178,26 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.num_players = n
         self._is_learner = [s in seats for s in range(n)]
         self._side_agent = self.raw.possible_agents[learner_seat]  # partners' rewards are equal
-        self._policies: list[Policy | None] = self._make_policies(opponents, partner)
+        self._policies: list[ViewPolicy | None] = [None] * n
+        self.set_policies(opponents, partner)
         self.observation_space = self.raw.observation_spaces[self._side_agent]
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._seat = learner_seat  # the learner seat to act (or that acted last)
         self._pending = 0.0  # the side's reward since the learner's last action
         self._done = True
+        self._random_seats = np.random.default_rng()  # the seats without a policy
 
     # ------------------------------------------------------------------ policies
-    def _make_policies(self, opponents: Any, partner: Any) -> list[Policy | None]:
+    def set_policies(
+        self, opponents: ViewPolicy | Mapping[int, ViewPolicy] | None = None, partner: ViewPolicy | None = None
+    ) -> None:
+        """Set the players of the seats that are not the learner's (see the module
+        docstring); takes effect from the next move."""
+        self._policies = self._make_policies(opponents, partner)
+
+    def _make_policies(self, opponents: Any, partner: Any) -> list[ViewPolicy | None]:
         n = self.num_players
-        policies: list[Policy | None] = [None] * n
+        policies: list[ViewPolicy | None] = [None] * n
         if isinstance(opponents, Mapping):
             for seat in opponents:
                 if not isinstance(seat, (int, np.integer)) or not 0 <= seat < n or self._is_learner[int(seat)]:
@@ -207,35 +213,37 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
                     policies[s] = partner
         for s in range(n):
             p = policies[s]
-            if self._is_learner[s]:
+            if self._is_learner[s] or p is None:
                 continue
             if isinstance(p, str):
-                # An agent spec as the arena takes it ("hard", "search:k=16",
-                # "policy:agents/checkpoints/dehla.pt"): one agent per seat, as there.
-                from agents.registry import make_agent
-
-                p = policies[s] = make_agent(p, self.rules, seed=s)
-            if p is None:
-                from agents.base import RandomAgent
-
-                policies[s] = RandomAgent()
-            elif not (hasattr(p, "act") or callable(p)):
-                raise TypeError(f"the policy for seat {s} is neither an Agent nor a callable: {p!r}")
+                raise TypeError(
+                    f"seat {s}: {p!r} is an agent spec; SingleAgentEnv takes agents or callables on a PlayerView. "
+                    "For specs, import agents and use gymnasium.make('DehlaPakad-v0', opponents=...) "
+                    "(or agents.envs.single_agent_env)"
+                )
+            if not (callable(getattr(p, "act", None)) or callable(p)):
+                raise TypeError(f"the policy for seat {s} is neither an agent (act(view)) nor a callable: {p!r}")
         return policies
 
     def _seed_policies(self, seed: int) -> None:
-        """Give every distinct ``Agent`` policy its own stream derived from ``seed``."""
+        """Give every distinct seedable policy its own stream derived from ``seed``; the
+        random seats draw from a further stream of the same sequence."""
         agents: list[Any] = []
         for p in self._policies:
-            if hasattr(p, "act") and hasattr(p, "seed") and all(p is not a for a in agents):
+            if p is not None and callable(getattr(p, "seed", None)) and all(p is not a for a in agents):
                 agents.append(p)
-        for agent, child in zip(agents, np.random.SeedSequence(seed).spawn(len(agents))):
+        children = np.random.SeedSequence(seed).spawn(len(agents) + 1)
+        for agent, child in zip(agents, children):
             agent.seed(int(child.generate_state(1)[0]))
+        self._random_seats = np.random.default_rng(children[-1])
 
     def _policy_action(self, seat: int) -> int:
         policy = self._policies[seat]
         match = self.raw.match
-        assert match is not None and policy is not None
+        assert match is not None
+        if policy is None:
+            legal = match.legal_actions()
+            return legal[int(self._random_seats.integers(len(legal)))]
         view = view_of(match, seat)
         act = getattr(policy, "act", None)
         return int(act(view)) if act is not None else int(policy(view))  # type: ignore[operator]
@@ -329,19 +337,4 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.raw.close()
 
 
-def register_envs() -> None:
-    """Register the gymnasium ids (see the module docstring); ids already there are kept."""
-    for env_id, rules in ENV_IDS.items():
-        if env_id in gymnasium.registry:
-            continue
-        gymnasium.register(
-            id=env_id,
-            entry_point="dehla_env.wrappers:SingleAgentEnv",
-            kwargs={"rules": rules, "illegal_action": "terminate"},
-            max_episode_steps=MAX_HAND_STEPS,
-        )
-
-
-register_envs()
-
-__all__ = ["ENV_IDS", "MAX_HAND_STEPS", "Policy", "SingleAgentEnv", "register_envs"]
+__all__ = ["ILLEGAL_ACTION_MODES", "MAX_HAND_STEPS", "SingleAgentEnv", "ViewAgent", "ViewPolicy"]

@@ -9,18 +9,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from agents.batched import CardSensePolicy, RandomPolicy, TenSafePolicy, TorchPolicy, make_batched_policy
 from dehla_env import IllegalMoveError
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.encoding import layout_for
-from dehla_env.vector import (
-    EasyPolicy,
-    HardPolicy,
-    LearnerVectorEnv,
-    RandomPolicy,
-    TorchPolicy,
-    random_legal,
-    vector_env,
-)
+from dehla_env.vector import LearnerVectorEnv, random_legal, vector_env
 
 RULESETS: list[tuple[str, dict[str, Any]]] = [
     ("dehla", {}),
@@ -221,7 +214,7 @@ def test_every_ruleset_and_policy_plays_legal_moves(cfg: tuple[str, dict[str, An
     name, opts = cfg
     env = vector_env(name, num_envs=1 if opts.get("players") == 6 else 24, seed=4, **opts)
     n = env.num_players
-    policies = [RandomPolicy(0), EasyPolicy(n, 1), HardPolicy(n, 2)]
+    policies = [RandomPolicy(0), TenSafePolicy(n, 1), CardSensePolicy(n, 2)]
     obs, info = env.reset()
     hands = 0
     for t in range(400):
@@ -236,8 +229,8 @@ def test_every_ruleset_and_policy_plays_legal_moves(cfg: tuple[str, dict[str, An
 
 def _win_rate(learner: str, opponents: str, hands: int = 1500, rules: str = "dehla") -> float:
     env = vector_env(rules, num_envs=256, seed=11)
-    wrapped = LearnerVectorEnv(env, learner_seats=(0, 2), opponents=opponents, seed=12)
-    policy = {"hard": HardPolicy(4, 13), "easy": EasyPolicy(4, 13), "random": RandomPolicy(13)}[learner]
+    wrapped = LearnerVectorEnv(env, learner_seats=(0, 2), opponents=make_batched_policy(opponents, 4, 3), seed=12)
+    policy = make_batched_policy(learner, 4, 13)
     obs, info = wrapped.reset()
     total = won = 0
     while total < hands:
@@ -248,9 +241,9 @@ def _win_rate(learner: str, opponents: str, hands: int = 1500, rules: str = "deh
     return won / total
 
 
-def test_hard_beats_random_and_easy_is_not_worse() -> None:
-    assert _win_rate("hard", "random") > 0.65
-    assert _win_rate("easy", "random") > 0.5
+def test_card_sense_beats_random_and_ten_safe_is_not_worse() -> None:
+    assert _win_rate("cardsense", "random") > 0.65
+    assert _win_rate("tensafe", "random") > 0.5
 
 
 def test_learner_wrapper_with_a_torch_opponent() -> None:
@@ -284,8 +277,10 @@ def _learner_wrapper_with_a_torch_opponent(torch: Any) -> None:
     assert hands >= 32
     with pytest.raises(ValueError):
         LearnerVectorEnv(env, learner_seats=(0, 1))
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match="callable"):
         LearnerVectorEnv(env, learner_seats=(0,), opponents={1: "random"})
+    with pytest.raises(ValueError, match="not played by a policy"):
+        LearnerVectorEnv(env, learner_seats=(0,), opponents={0: RandomPolicy(0)})
 
 
 def test_memory_per_game_allows_65536_games_in_2_gb() -> None:

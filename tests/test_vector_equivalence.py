@@ -18,15 +18,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+from agents.batched import CardSensePolicy
 from dehla_env import make_rules
 from dehla_env.encoding import ObservationEncoder, decode
 from dehla_env.engine import MatchState, Phase
 from dehla_env.engine.hand import trick_winner_index
 from dehla_env.env import raw_env
-from dehla_env.vector import vector_env
+from dehla_env.vector import random_legal, vector_env
 from dehla_env.vector.engine import BatchEngine, trick_winner_positions
 from dehla_env.vector.observe import BatchObserver
-from dehla_env.vector.policies import HardPolicy, random_legal
 from dehla_env.vector.replay import replay_records
 
 PUBLIC = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "public"
@@ -127,7 +127,7 @@ def run_equivalence(
         obs, info = vec.reset(options={"decks": first_decks, "dealers": dealers})
     for ref in refs:
         ref.new_hand()
-    hard = HardPolicy(n, seed)
+    hard = CardSensePolicy(n, seed)
     rng = np.random.default_rng(seed + 1)
     use_hard = np.arange(num_envs) % 3 == 0  # a third of the games play the hard heuristic
     finished = 0

@@ -11,10 +11,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from agents.base import RandomAgent
+from agents.envs import ENV_IDS, register_envs
 from dehla_env import IllegalMoveError, raw_env
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.view import PlayerView
-from dehla_env.wrappers import ENV_IDS, MAX_HAND_STEPS, SingleAgentEnv, register_envs
+from dehla_env.wrappers import MAX_HAND_STEPS, SingleAgentEnv
 
 
 def _check_env(env: gymnasium.Env) -> None:
@@ -81,7 +82,7 @@ def test_registration_is_idempotent_and_complete() -> None:
     register_envs()
     for env_id, rules in ENV_IDS.items():
         spec = gymnasium.spec(env_id)
-        assert spec.entry_point == "dehla_env.wrappers:SingleAgentEnv"
+        assert spec.entry_point == "agents.envs:single_agent_env"
         assert spec.kwargs["rules"] == rules
         assert spec.max_episode_steps == MAX_HAND_STEPS
         env = gymnasium.make(env_id)
@@ -235,9 +236,9 @@ def test_opponents_as_dict_and_callable() -> None:
     assert calls["partner"] and set(calls["partner"]) == {2}
     assert {info["seat"] for *_, info in trace} == {0}
 
-    # a dict without the partner: the partner gets a RandomAgent
+    # a dict without the partner: the seats left out play random legal moves
     env = SingleAgentEnv(opponents={1: seat_one})
-    assert isinstance(env._policies[2], RandomAgent) and isinstance(env._policies[3], RandomAgent)
+    assert env._policies[2] is None and env._policies[3] is None
     run_episode(env, seed=1)
 
     # one policy for everybody else, the partner included
@@ -254,8 +255,10 @@ def test_bad_policies_and_options_are_rejected() -> None:
         SingleAgentEnv(opponents={4: RandomAgent()})
     with pytest.raises(ValueError, match="partner"):
         SingleAgentEnv(learner="side", partner=RandomAgent())
-    with pytest.raises(TypeError, match="neither an Agent nor a callable"):
+    with pytest.raises(TypeError, match="neither an agent"):
         SingleAgentEnv(opponents=42)
+    with pytest.raises(TypeError, match="agent spec"):
+        SingleAgentEnv(opponents="hard")  # specs are resolved by agents.envs, not the env package
     with pytest.raises(ValueError, match="learner_seat"):
         SingleAgentEnv(learner_seat=4)
     with pytest.raises(ValueError, match="learner must be"):

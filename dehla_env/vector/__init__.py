@@ -11,10 +11,9 @@ legality, outcomes and observations are those of the reference engine
 :class:`BatchEngine`        the batched hand state machine (:mod:`.engine`)
 :class:`BatchObserver`      flat observations for any (game, seat) (:mod:`.observe`)
 :class:`LearnerVectorEnv`   the learner plays some seats, batched policies the rest
-                            (:mod:`.wrappers`)
-policies                    :class:`RandomPolicy`, :class:`EasyPolicy`,
-                            :class:`HardPolicy`, :class:`TorchPolicy`
-                            (:mod:`.policies`): ``policy(obs, mask) -> actions``
+                            (:mod:`.wrappers`); a :data:`BatchPolicy` is any
+                            ``policy(obs, mask) -> actions`` (bots: :mod:`agents.batched`)
+:func:`random_legal`        a uniformly random legal action per row of a mask
 :func:`replay_records`      R6 conformance records through the batched engine
                             (:mod:`.replay`)
 ==========================  =========================================================
@@ -27,20 +26,15 @@ Every ruleset is supported: ``dehla`` (first-void and chosen trump), ``dehla-dir
 from .engine import BatchEngine
 from .env import VectorEnv, vector_env
 from .observe import BatchObserver
-from .policies import EasyPolicy, HardPolicy, RandomPolicy, TorchPolicy, make_policy, random_legal
 from .replay import replay_records
-from .wrappers import LearnerVectorEnv
+from .wrappers import BatchPolicy, LearnerVectorEnv, random_legal
 
 __all__ = [
     "BatchEngine",
     "BatchObserver",
-    "EasyPolicy",
-    "HardPolicy",
+    "BatchPolicy",
     "LearnerVectorEnv",
-    "RandomPolicy",
-    "TorchPolicy",
     "VectorEnv",
-    "make_policy",
     "random_legal",
     "replay_records",
     "vector_env",

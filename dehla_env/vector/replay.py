@@ -106,9 +106,7 @@ def _finish_hand(game: _Game, engine: BatchEngine) -> None:
         kot=summary.kot,
         next_dealer=summary.next_dealer,
         kots=list(summary.kots),
-        streak=list(summary.streak)
-        if summary.streak is not None and game.rules.tracks_streak
-        else None,
+        streak=list(summary.streak) if summary.streak is not None and game.rules.tracks_streak else None,
     )
     game.reports.append(rep)
     game.live = False

@@ -3,10 +3,11 @@
 :class:`LearnerVectorEnv` turns a :class:`~dehla_env.vector.env.VectorEnv` into a
 single-agent-style vector env for the learner. ``learner_seats`` are absolute seats of
 one side (e.g. ``(0,)`` or ``(0, 2)``); every other seat is played by an opponent
-policy: ``"random"``, ``"easy"``, ``"hard"`` (:mod:`dehla_env.vector.policies`), any
-callable ``policy(obs, mask) -> actions`` (a :class:`~dehla_env.vector.policies.TorchPolicy`
-for a frozen network), or a dict ``{seat: policy}``. Since every episode's first dealer
-is drawn at random, a fixed learner seat sees every table position.
+policy, a :data:`BatchPolicy` (any callable ``policy(obs, mask) -> actions`` on a batch
+of flat observations and masks: the batched bots of :mod:`agents.batched`, a frozen
+network) or a dict ``{seat: policy}``; seats without one play uniformly random legal
+moves (:func:`random_legal`). Since every episode's first dealer is drawn at random, a
+fixed learner seat sees every table position.
 
 After :meth:`reset` and every :meth:`step`, all ``N`` games wait for a learner seat:
 the opponents' moves in between are made in batches (only in the games where an
@@ -22,13 +23,54 @@ env's ``final_obs`` to that seat).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from .env import VectorEnv
-from .policies import Policy, make_policy
+
+#: a batched player: ``policy(obs (k, D) float32, mask (k, 85) bool) -> actions (k,)``
+BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+# _SELECT8[b, r]: position of the r-th set bit of byte b (little-endian bit order)
+_SELECT8 = np.zeros((256, 8), np.int64)
+for _b in range(256):
+    _bits = [i for i in range(8) if _b >> i & 1]
+    _SELECT8[_b, : len(_bits)] = _bits
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random True column per row of ``mask`` (-1 for a row with none).
+
+    Works on packed bytes: per-byte popcounts pick the byte holding the chosen action,
+    a table the bit within it, so the cost is a few operations on (11, k) arrays.
+    """
+    k = len(mask)
+    packed = np.packbits(mask, axis=1, bitorder="little").T.copy()  # (bytes, k)
+    pc = np.bitwise_count(packed).astype(np.int16)
+    cum = pc.copy()
+    for i in range(1, len(cum)):  # a cumsum over the few byte rows (numpy's is slow here)
+        np.add(cum[i - 1], pc[i], out=cum[i])
+    r = (rng.random(k) * cum[-1]).astype(np.int16)
+    j = (cum <= r).sum(axis=0)
+    none = j >= len(packed)
+    j[none] = 0
+    cols = np.arange(k)
+    within = r - cum[j, cols] + pc[j, cols]
+    action = j * 8 + _SELECT8[packed[j, cols], within]
+    action[none] = -1
+    return action
+
+
+class _RandomLegal:
+    """The seats without a policy: uniformly random legal moves from a seeded stream."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return random_legal(mask, self.rng)
 
 
 class LearnerVectorEnv:
@@ -38,7 +80,7 @@ class LearnerVectorEnv:
         self,
         env: VectorEnv,
         learner_seats: Sequence[int] = (0,),
-        opponents: str | Policy | Mapping[int, str | Policy] = "random",
+        opponents: BatchPolicy | Mapping[int, BatchPolicy] | None = None,
         seed: int | None = None,
     ) -> None:
         n = env.num_players
@@ -57,20 +99,22 @@ class LearnerVectorEnv:
         ss = np.random.SeedSequence(seed)
         child = iter(ss.spawn(n))
         if isinstance(opponents, Mapping):
-            missing = [s for s in others if s not in opponents]
-            if missing:
-                raise ValueError(f"no opponent policy for seats {missing}")
-            specs = {s: opponents[s] for s in others}
+            bad = [s for s in opponents if s not in others]
+            if bad:
+                raise ValueError(f"opponents: seats {bad} are not played by a policy")
+            given: dict[int, Any] = {s: opponents.get(s) for s in others}
         else:
-            specs = {s: opponents for s in others}
-        # one policy per distinct spec (a name, or the same callable), shared by its seats
-        groups: dict[Any, tuple[Policy, list[int]]] = {}
+            given = {s: opponents for s in others}
+        random_seats = _RandomLegal(int(next(child).generate_state(1)[0]))
+        # one entry per distinct policy, shared by its seats
+        groups: dict[int, tuple[BatchPolicy, list[int]]] = {}
         for s in others:
-            spec = specs[s]
-            key = spec if isinstance(spec, str) else id(spec)
-            if key not in groups:
-                groups[key] = (make_policy(spec, n, int(next(child).generate_state(1)[0])), [])
-            groups[key][1].append(s)
+            pol = given[s]
+            if pol is None:
+                pol = random_seats
+            elif isinstance(pol, str) or not callable(pol):
+                raise TypeError(f"seat {s}: an opponent is a callable policy(obs, mask) -> actions, not {pol!r}")
+            groups.setdefault(id(pol), (pol, []))[1].append(s)
         self._policies = [(pol, np.array(ss_)) for pol, ss_ in groups.values()]
         self._is_learner = np.zeros(n, bool)
         self._is_learner[list(seats)] = True

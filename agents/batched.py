@@ -1,14 +1,18 @@
-"""Batched policies: callables ``policy(obs, mask) -> actions`` over a whole batch.
+"""Batched bots: callables ``policy(obs, mask) -> actions`` over a whole batch, for
+the batched engine (:mod:`dehla_env.vector`).
 
 ``obs`` is (k, D) float32 (the flat observation of :mod:`dehla_env.encoding`), ``mask``
 (k, 85) bool; the result is (k,) int64 legal actions. Every policy here reads only the
 observation and the mask, so it sees exactly what the seat may know (R0.6).
 
+These are *not* the view-based bots of :mod:`agents.heuristic` and do not share their
+names: ``easy`` and ``hard`` name those bots only.
+
 * :class:`RandomPolicy` - a uniformly random legal action.
-* :class:`EasyPolicy` - a random legal card, but it never throws a ten into a trick the
-  other side is winning while it holds another legal card (the one blunder it avoids;
-  otherwise tens go anywhere, R1.11 "easy"). Trump: its longest suit. Bidding: passes.
-* :class:`HardPolicy` - simple card sense, no search (R1.11 "hard", simplified):
+* :class:`TenSafePolicy` (``tensafe``) - a random legal card, but it never throws a ten
+  into a trick the other side is winning while it holds another legal card. Trump: its
+  longest suit. Bidding: passes.
+* :class:`CardSensePolicy` (``cardsense``) - simple card sense, no counting and no search:
 
   - *leading*: having won the last trick (one more takes the middle, R1.5), its
     strongest card (trumps first); else a non-trump ace if it has one, else the lowest
@@ -41,44 +45,14 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
-from ..cards import NUM_CARDS, TEN_RANK
-from ..encoding import layout_for
-
-Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-# _SELECT8[b, r]: position of the r-th set bit of byte b (little-endian bit order)
-_SELECT8 = np.zeros((256, 8), np.int64)
-for _b in range(256):
-    _bits = [i for i in range(8) if _b >> i & 1]
-    _SELECT8[_b, : len(_bits)] = _bits
+from dehla_env.actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
+from dehla_env.cards import NUM_CARDS, TEN_RANK
+from dehla_env.encoding import layout_for
+from dehla_env.vector import BatchPolicy, random_legal
 
 _SUIT = np.arange(NUM_CARDS) // 13
 _RANK = np.arange(NUM_CARDS) % 13
 _IS_TEN = _RANK == TEN_RANK
-
-
-def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random True column per row of ``mask`` (-1 for a row with none).
-
-    Works on packed bytes: per-byte popcounts pick the byte holding the chosen action,
-    a table the bit within it, so the cost is a few operations on (11, k) arrays.
-    """
-    k = len(mask)
-    packed = np.packbits(mask, axis=1, bitorder="little").T.copy()  # (bytes, k)
-    pc = np.bitwise_count(packed).astype(np.int16)
-    cum = pc.copy()
-    for i in range(1, len(cum)):  # a cumsum over the few byte rows (numpy's is slow here)
-        np.add(cum[i - 1], pc[i], out=cum[i])
-    r = (rng.random(k) * cum[-1]).astype(np.int16)
-    j = (cum <= r).sum(axis=0)
-    none = j >= len(packed)
-    j[none] = 0
-    cols = np.arange(k)
-    within = r - cum[j, cols] + pc[j, cols]
-    action = j * 8 + _SELECT8[packed[j, cols], within]
-    action[none] = -1
-    return action
 
 
 class RandomPolicy:
@@ -183,7 +157,7 @@ class _Heuristic:
         }
 
 
-class EasyPolicy(_Heuristic):
+class TenSafePolicy(_Heuristic):
     """Random legal cards, but no ten thrown to the other side; see the module docstring."""
 
     def card(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -196,7 +170,7 @@ class EasyPolicy(_Heuristic):
         return random_legal(full, self.rng)
 
 
-class HardPolicy(_Heuristic):
+class CardSensePolicy(_Heuristic):
     """Simple card sense; see the module docstring."""
 
     def bid(self, obs: np.ndarray, mask: np.ndarray, hand: np.ndarray) -> np.ndarray:
@@ -282,17 +256,16 @@ class TorchPolicy:
         return a.cpu().numpy().astype(np.int64)
 
 
-POLICIES = {"random": RandomPolicy, "easy": EasyPolicy, "hard": HardPolicy}
+#: the batched bots by name
+BATCHED_POLICIES: dict[str, Callable[[int, int | None], BatchPolicy]] = {
+    "random": lambda num_players, seed: RandomPolicy(seed),
+    "tensafe": TenSafePolicy,
+    "cardsense": CardSensePolicy,
+}
 
 
-def make_policy(spec: str | Policy, num_players: int = 4, seed: int | None = None) -> Policy:
-    """A policy from a name (``"random"``, ``"easy"``, ``"hard"``) or a callable (as is)."""
-    if callable(spec):
-        return spec
-    if spec == "random":
-        return RandomPolicy(seed)
-    if spec == "easy":
-        return EasyPolicy(num_players, seed)
-    if spec == "hard":
-        return HardPolicy(num_players, seed)
-    raise ValueError(f"unknown policy {spec!r}; known: {', '.join(POLICIES)} or a callable (obs, mask) -> actions")
+def make_batched_policy(name: str, num_players: int = 4, seed: int | None = None) -> BatchPolicy:
+    """A batched bot by name (:data:`BATCHED_POLICIES`)."""
+    if name not in BATCHED_POLICIES:
+        raise ValueError(f"unknown batched policy {name!r}; known: {', '.join(BATCHED_POLICIES)}")
+    return BATCHED_POLICIES[name](num_players, seed)
