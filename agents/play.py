@@ -1,38 +1,63 @@
 """Play a whole match in the terminal against bots.
 
     python -m agents.play --rules dehla [--option key=value ...] --seat 0 \\
-        --partner hard --opponents medium [--seed S] [--symbols]
+        --partner hard --opponents medium [--seed S] [--symbols] [--auto-forced]
 
-You see what your seat may see (R0.6): your hand sorted by suit, the trick in
-progress, the middle (cards and tens waiting, and who threatens to take it), the trump
-(a closed trump you did not choose shows as hidden), the score and the kots. Every bot
-move is printed as it happens, and every trick's winner.
+You see what your seat may see (R0.6), read from the seat's :class:`PlayerView`: your
+hand, the trick in progress, the middle (cards and tens waiting, and who takes it with
+this trick, R1.5), the trump (a closed trump you did not choose shows as hidden), and
+the score. Scores are written ``side 0 : side 1`` and every score row says so; rows a
+ruleset does not score are left out, decided by the typed facts of
+:class:`~dehla_env.rules.Rules` (tens only where ``tens_scoring``, kots only where they
+decide the match). Every bot move is printed as it happens, and every trick's winner.
 
-When it is your turn the legal moves are listed with numbers. Type a number from the
-list, a card (``TS``, ``10s``, ``ts``: case does not matter), a move (``trump:S``,
-``bid:8H``, ``pass``; when a trump choice is due a bare suit letter ``S`` will do, and
-in the bidding ``8H``), ``help`` to show the table again, or ``q`` to quit. A bad
-entry is explained and asked again; the end of the input leaves the game cleanly.
+When it is your turn the legal moves are listed with numbers, cards in the order of
+your hand (spades, hearts, diamonds, clubs; high cards first). Type a number from the
+list, a card (``TS``, ``10s``, ``ts``, ``T♠``: case does not matter, and suit symbols
+are letters too), a move (``trump:S``, ``bid:8H``, ``pass``; when a trump choice is
+due a bare suit ``S`` or ``♠`` will do, and in the bidding ``8H``), ``help`` to show
+the table again, or ``q`` to quit. A bad entry is explained and asked again.
+``--symbols`` writes suits as ``♠ ♥ ♦ ♣`` everywhere; ``--auto-forced`` plays a move
+for you when it is the only legal one.
+
+Exit status: 0 when the match ends or you quit with ``q``; 1 at the end of the input;
+130 on Ctrl-C; 2 for a bad command line (one line on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from enum import Enum
+from typing import Any, NoReturn
 
 import numpy as np
 
-from dehla_env.actions import PASS_ACTION, action_text, is_bid, is_card, is_trump, parse_action
-from dehla_env.cards import SUIT_LETTERS, card_text
+from dehla_env.actions import (
+    PASS_ACTION,
+    TRUMP_OFFSET,
+    action_text,
+    bid_of,
+    is_bid,
+    is_card,
+    is_trump,
+    parse_action,
+)
+from dehla_env.cards import NUM_RANKS, RANK_LETTERS, SUIT_LETTERS
 from dehla_env.engine import DRAW, MatchState, Phase, TrumpContext
-from dehla_env.render import hand_by_suit, render_match
-from dehla_env.rules import PRESETS, Rules, TrumpMaking, make_rules
-from dehla_env.view import view_of
+from dehla_env.rules import PRESETS, MatchScoring, Rules, TrumpMaking, make_rules, parse_option_pairs
+from dehla_env.view import PlayerView, view_of
 
-from .registry import make_agent
+from .registry import make_agent, spec_help
 
 _SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+#: ``--symbols`` output, by suit letter
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+#: every suit symbol a person may type (black, white and emoji forms) -> its letter
+_SYMBOL_INPUT = {"♣": "C", "♧": "C", "♦": "D", "♢": "D", "♥": "H", "♡": "H", "♠": "S", "♤": "S"}
+_VARIATION_SELECTORS = ("\ufe0e", "\ufe0f")  # the emoji forms add one of these after the symbol
+#: the order suits are shown in, in the hand and in the move list alike
+SUIT_ORDER = (3, 2, 1, 0)
 QUIT = "quit"
 
 
@@ -40,11 +65,89 @@ class BadInput(ValueError):
     """A line that is not a legal move now; the message says why."""
 
 
+class Left(Enum):
+    """Why the person left before the match ended; :func:`main` turns it into the exit status."""
+
+    QUIT = 0  # typed q: a choice, not a failure
+    END_OF_INPUT = 1  # stdin ran out (a script too short, or Ctrl-D)
+    INTERRUPT = 130  # Ctrl-C: 128 + SIGINT, as shells report it
+
+
+# ---------------------------------------------------------------------- words
+def plural(count: int, word: str) -> str:
+    """``1 ten``, ``2 tens``, ``0 cards``: every count the game prints goes through here."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def suit_text(suit: int, symbols: bool = False) -> str:
+    letter = SUIT_LETTERS[suit]
+    return SUIT_SYMBOLS[letter] if symbols else letter
+
+
+def card_label(card: int, symbols: bool = False) -> str:
+    """``TS``, or ``T♠`` with symbols."""
+    return RANK_LETTERS[card % NUM_RANKS] + suit_text(card // NUM_RANKS, symbols)
+
+
+def move_label(action: int, symbols: bool = False) -> str:
+    """R6 move text (``trump:S``, ``bid:8H``), with suit symbols if asked."""
+    if is_card(action):
+        return card_label(action, symbols)
+    if is_trump(action):
+        return "trump:" + suit_text(action - TRUMP_OFFSET, symbols)
+    if is_bid(action):
+        tricks, suit = bid_of(action)
+        return f"bid:{tricks}{suit_text(suit, symbols)}"
+    return action_text(action)
+
+
+def hand_text(cards: Sequence[int], symbols: bool = False) -> str:
+    """``S: A K T  H: 9 4  D: -  C: Q 2`` in :data:`SUIT_ORDER`, high cards first."""
+    parts = []
+    for s in SUIT_ORDER:
+        ranks = [RANK_LETTERS[c % NUM_RANKS] for c in sorted((c for c in cards if c // NUM_RANKS == s), reverse=True)]
+        parts.append(f"{suit_text(s, symbols)}: {' '.join(ranks) if ranks else '-'}")
+    return "  ".join(parts)
+
+
+def display_order(legal: Sequence[int]) -> list[int]:
+    """The legal moves in the order the hand shows cards (:data:`SUIT_ORDER`, high first),
+    so that move 1 is the leftmost card of the hand; pass before bids, bids by size."""
+
+    def key(a: int) -> tuple[int, ...]:
+        if a == PASS_ACTION:
+            return (0,)
+        if is_bid(a):
+            tricks, suit = bid_of(a)
+            return (1, tricks, SUIT_ORDER.index(suit))
+        if is_trump(a):
+            return (2, SUIT_ORDER.index(a - TRUMP_OFFSET))
+        return (3, SUIT_ORDER.index(a // NUM_RANKS), -(a % NUM_RANKS))
+
+    return sorted(legal, key=key)
+
+
+def score_pair(pair: Sequence[int]) -> str:
+    """``3 : 2``, ``0 : -26``: a spaced colon, so a negative score cannot read as a dash."""
+    return f"{pair[0]} : {pair[1]}"
+
+
+def shows_kots(rules: Rules) -> bool:
+    """Whether the table has a kots row: kots must exist and decide the match (R1.9, R2.6).
+    Coat pees has none (R4); in court piece a kot is one more point (R3.4, R3.6), so the
+    points row already holds it and the hand summary announces it."""
+    return rules.has_kots and rules.kots_to_win is not None
+
+
+# ---------------------------------------------------------------------- input
 def _canonical(text: str, phase: Phase) -> str:
     """Tolerant text -> strict R6 move text (``ts`` -> ``TS``, ``10s`` -> ``TS``,
-    ``trump:s`` -> ``trump:S``, ``S`` -> ``trump:S`` when a trump choice is due)."""
-    t = text.strip()
-    low = t.lower().replace(" ", "")
+    ``K♣`` -> ``KC``, ``trump:s`` -> ``trump:S``, ``S`` or ``♠`` -> ``trump:S`` when a
+    trump choice is due, ``8h`` -> ``bid:8H`` in the bidding)."""
+    low = text.strip().lower().replace(" ", "")
+    for v in _VARIATION_SELECTORS:
+        low = low.replace(v, "")
+    low = "".join(_SYMBOL_INPUT.get(ch, ch) for ch in low).lower()
     if low == "pass":
         return "pass"
     if low.startswith("trump:"):
@@ -60,8 +163,11 @@ def _canonical(text: str, phase: Phase) -> str:
     return low.upper()
 
 
-def parse_move(text: str, legal: list[int] | tuple[int, ...], match: MatchState, seat: int) -> int | str:
-    """The action meant by ``text``, or :data:`QUIT`; raises :class:`BadInput`."""
+def parse_move(text: str, legal: Sequence[int], match: MatchState, seat: int, symbols: bool = False) -> int | str:
+    """The action meant by ``text``, or :data:`QUIT`; raises :class:`BadInput`.
+
+    A number picks from ``legal`` in the order given (the order the list was shown in).
+    """
     t = text.strip()
     if not t:
         raise BadInput("Please type a move: a number from the list, a card like TS, or q to quit.")
@@ -81,7 +187,7 @@ def parse_move(text: str, legal: list[int] | tuple[int, ...], match: MatchState,
         ) from None
     if action in legal:
         return action
-    name = action_text(action)
+    name = move_label(action, symbols)
     if hand.phase == Phase.PLAY:
         if not is_card(action):
             raise BadInput(f"{name} is not due now: play a card.")
@@ -89,7 +195,9 @@ def parse_move(text: str, legal: list[int] | tuple[int, ...], match: MatchState,
             raise BadInput(f"You do not hold {name}.")
         if hand.led >= 0:
             suit = SUIT_LETTERS[hand.led]
-            raise BadInput(f"You must follow suit: play a card of {_SUIT_NAMES[suit]} ({suit}).")
+            raise BadInput(
+                f"You must follow suit: play a card of {_SUIT_NAMES[suit]} ({suit_text(hand.led, symbols)})."
+            )
     if hand.phase == Phase.TRUMP and not is_trump(action):
         raise BadInput(f"{name} is not due now: choose a trump suit (trump:C, trump:D, trump:H or trump:S).")
     if hand.phase == Phase.BID:
@@ -109,7 +217,8 @@ class TerminalGame:
     """One match: a person at ``human_seat``, bots everywhere else.
 
     ``input_fn(prompt) -> str`` and ``print_fn(text)`` do the talking (``input`` and
-    ``print`` by default), so tests can script the person.
+    ``print`` by default), so tests can script the person. After :meth:`run`,
+    :attr:`left` says why the person left early (None if the match ended).
     """
 
     def __init__(
@@ -122,15 +231,17 @@ class TerminalGame:
         input_fn: Callable[[str], str] = input,
         print_fn: Callable[..., Any] = print,
         symbols: bool = False,
+        auto_forced: bool = False,
     ) -> None:
         n = rules.players
         if not 0 <= human_seat < n:
-            raise ValueError(f"seat must be 0..{n - 1}, not {human_seat}")
+            raise ValueError(f"seat must be 0..{n - 1} for {n} players, not {human_seat}")
         self.rules = rules
         self.human = human_seat
         self.input_fn = input_fn
         self.print_fn = print_fn
         self.symbols = symbols
+        self.auto_forced = auto_forced
         self.rng = np.random.default_rng(None if seed is None else [seed, 0])
         self.match = MatchState.new(rules, self.rng)
         self.specs: dict[int, str] = {}
@@ -138,28 +249,146 @@ class TerminalGame:
         for s in range(n):
             if s == human_seat:
                 continue
-            spec = partner if s % 2 == human_seat % 2 else opponents
+            role = "partner" if s % 2 == human_seat % 2 else "opponents"
+            spec = partner if role == "partner" else opponents
             self.specs[s] = spec
-            self.bots[s] = make_agent(spec, rules, _seed_for(seed, s))
+            try:
+                self.bots[s] = make_agent(spec, rules, _seed_for(seed, s))
+            except ValueError as e:  # name the flag: the same spec text can be either side's
+                raise ValueError(f"--{role} {spec}: {e}") from None
         self.rejected = 0  # bad entries seen (for tests)
+        self.left: Left | None = None
 
     # ------------------------------------------------------------------ text
     def say(self, text: str = "") -> None:
         self.print_fn(text)
 
     def who(self, seat: int) -> str:
+        """A seat in the move log, with its role and bot."""
         if seat == self.human:
             return f"seat {seat} (you)"
         role = "partner" if seat % 2 == self.human % 2 else "opponent"
         return f"seat {seat} ({role}, {self.specs[seat]})"
 
+    def role(self, seat: int) -> str:
+        """A seat in the table, short: ``seat 2 (partner)``."""
+        if seat == self.human:
+            return f"seat {seat} (you)"
+        return f"seat {seat} ({'partner' if seat % 2 == self.human % 2 else 'opponent'})"
+
+    def card(self, card: int) -> str:
+        return card_label(card, self.symbols)
+
+    def move(self, action: int) -> str:
+        return move_label(action, self.symbols)
+
+    def suit(self, suit: int) -> str:
+        return suit_text(suit, self.symbols)
+
+    def cards_of(self, leader: int, cards: Sequence[int]) -> str:
+        n = self.rules.players
+        return "  ".join(f"{(leader + i) % n}:{self.card(c)}" for i, c in enumerate(cards))
+
     def _hand_line(self) -> str:
-        return hand_by_suit(self.match.hand.hand_cards(self.human))
+        return hand_text(self.match.hand.hand_cards(self.human), self.symbols)
+
+    def sides_label(self) -> str:
+        """Which number of a score pair is whose: side 0 first, always, as in the log."""
+        mine = self.human % 2
+        return f"(side 0{' yours' if mine == 0 else ''} : side 1{' yours' if mine == 1 else ''})"
+
+    def hand_score_row(self, tricks: Sequence[int], tens: Sequence[int]) -> str:
+        """``hand (side 0 yours : side 1)  tricks 3 : 2   tens 1 : 0``; tens only where they
+        score (R0.5: R1, R2 tens/double-sar), the R3.3 round target where there is one."""
+        parts = [f"tricks {score_pair(tricks)}"]
+        if self.rules.round_tricks is not None:
+            parts[-1] += f" (first to {self.rules.round_tricks} wins the round)"
+        if self.rules.tens_scoring:
+            parts.append(f"tens {score_pair(tens)}")
+        return f"hand  {self.sides_label()}  " + "   ".join(parts)
+
+    def match_score_row(self, match: MatchState | PlayerView) -> str:
+        """Kots where they decide the match, points where points do, the streak if kept."""
+        rules = self.rules
+        parts = []
+        if shows_kots(rules):
+            parts.append(f"kots {score_pair(match.kots)} (first to {rules.kots_to_win})")
+        if rules.scores_points:
+            text = f"points {score_pair(match.points)}"
+            if rules.match_scoring is MatchScoring.GAP:
+                text += f" (gap {abs(match.points[0] - match.points[1])}; a side {rules.gap} behind loses, R4.5)"
+            elif rules.points_to_win is not None:
+                text += f" (first to {rules.points_to_win})"
+            parts.append(text)
+        if rules.tracks_streak and match.streak is not None and match.streak[1] > 0:
+            side, count = match.streak
+            parts.append(f"streak: side {side}, {plural(count, 'hand')} in a row")
+        return f"match {self.sides_label()}  " + "   ".join(parts)
+
+    def middle_row(self, view: PlayerView) -> str:
+        """R1.5 in the words of the trick about to be played or in progress: the table is
+        only shown when it is the person's turn, so "the next trick" would be ambiguous."""
+        if not view.middle:
+            body = "middle: empty"
+        else:
+            body = f"middle: {plural(len(view.middle), 'card')}, {plural(view.middle_tens, 'ten')}"
+        if view.phase != Phase.PLAY:
+            return body
+        if len(view.history) + 1 == self.rules.num_tricks:
+            return body + "; the winner of this trick takes it (the last trick, R1.5)"
+        if view.last_winner >= 0:
+            threat = f"; {self.role(view.last_winner)} takes it with this trick if it wins it"
+            if view.trick and view.trick_winner == view.last_winner:
+                threat += " (winning it now)"
+            return body + threat
+        return body
+
+    def table(self) -> str:
+        """The table as the person's seat sees it (R0.6): built from its PlayerView only."""
+        view = view_of(self.match, self.human)
+        rules = self.rules
+        n = rules.players
+        lines = [f"{rules}  hand {view.hands_completed + 1}  dealer: seat {view.dealer}"]
+        if view.trump >= 0:
+            trump = self.suit(view.trump) + ("" if view.trump_in_force else " (closed, your secret)")
+        else:
+            trump = "hidden (closed)" if view.trump_hidden else "-"
+        if view.trump_maker >= 0:
+            trump += f" by seat {view.trump_maker}"
+        elif view.draw_card >= 0:
+            trump += f" (drew {self.card(view.draw_card)}, R1.4)"
+        lines.append(f"trump: {trump}")
+        if view.contract is not None and view.phase not in (Phase.BID, Phase.DEAL):
+            s, t, su = view.contract
+            lines.append(f"contract: seat {s} bid {t}{self.suit(su)}")
+        if view.bids:
+            lines.append("bids: " + "  ".join(f"{s}:{self.move(a)}" for s, a in view.bids))
+        for s in range(n):
+            mark = ">" if view.to_act == s else " "
+            if s == self.human:
+                body = hand_text(view.hand, self.symbols)
+                lines.append(f"{mark} seat {s} (you) [side {s % 2}]  {body}")
+            else:
+                role = "partner" if s % 2 == self.human % 2 else "opponent"
+                count = plural(view.hand_counts[s], "card")
+                lines.append(f"{mark} seat {s} [side {s % 2}]  {count}  ({role}, {self.specs[s]})")
+        if view.trick:
+            trick = "  ".join(f"{s}:{self.card(c)}" for s, c in view.trick)
+            winning = f"   (winning: {self.role(view.trick_winner)})" if view.trick_winner >= 0 else ""
+            lines.append(f"trick {len(view.history) + 1}: {trick}{winning}")
+        elif view.history:
+            leader, cards, winner = view.history[-1]
+            lines.append(f"last trick {len(view.history)}: {self.cards_of(leader, cards)}   won by {self.role(winner)}")
+        if rules.has_middle:
+            lines.append(self.middle_row(view))
+        lines.append(self.hand_score_row(view.tricks, view.tens))
+        lines.append(self.match_score_row(view))
+        return "\n".join(lines)
 
     # ------------------------------------------------------------------ the match
     def run(self) -> int | str | None:
         """Play until the match ends (returns the winner: 0, 1 or ``"draw"``) or the
-        person leaves (returns None)."""
+        person leaves (returns None; :attr:`left` says how)."""
         rules = self.rules
         n = rules.players
         human_side = self.human % 2
@@ -179,7 +408,8 @@ class TerminalGame:
             if seat == self.human:
                 action = self._ask()
                 if action is None:
-                    self.say("Goodbye: the match was left unfinished.")
+                    if self.left is Left.QUIT:
+                        self.say("Goodbye: the match was left unfinished.")
                     return None
             else:
                 action = self.bots[seat].act(view_of(match, seat))
@@ -192,8 +422,9 @@ class TerminalGame:
         if hand.phase == Phase.DRAW:
             match.sample_chance(self.rng)
             card = match.hand.draw_card
-            suit = SUIT_LETTERS[card // 13]
-            self.say(f"Nobody was void in five tricks: drew {card_text(card)}, so {suit} is trump (R1.4).")
+            self.say(
+                f"Nobody was void in five tricks: drew {self.card(card)}, so {self.suit(card // 13)} is trump (R1.4)."
+            )
             self.say(f"Eight more cards each are dealt. Your hand: {self._hand_line()}")
             return
         match.sample_chance(self.rng)
@@ -221,27 +452,27 @@ class TerminalGame:
         # what everybody sees of the move
         if phase == Phase.TRUMP and ctx == TrumpContext.VOID and self.rules.trump_making is TrumpMaking.CLOSED:
             if seat == self.human:
-                self.say(f"  {self.who(seat)} chooses {action_text(action)} in secret (closed trump)")
+                self.say(f"  {self.who(seat)} chooses {self.move(action)} in secret (closed trump)")
             else:
                 self.say(f"  {self.who(seat)} cannot follow and chooses a trump in secret")
         elif phase == Phase.TRUMP:
-            self.say(f"  {self.who(seat)} names trump: {SUIT_LETTERS[action - 52]}")
+            self.say(f"  {self.who(seat)} names trump: {self.suit(action - TRUMP_OFFSET)}")
         elif phase == Phase.BID:
-            self.say(f"  {self.who(seat)}: {'pass' if action == PASS_ACTION else action_text(action)}")
+            self.say(f"  {self.who(seat)}: {self.move(action)}")
         else:
-            self.say(f"  {self.who(seat)} plays {action_text(action)}")
+            self.say(f"  {self.who(seat)} plays {self.card(action)}")
         match.apply_action(action)
         hand = match.hand
         if before_trump < 0 <= hand.trump_suit and phase == Phase.PLAY:
-            self.say(f"  {self.who(seat)} could not follow: {SUIT_LETTERS[hand.trump_suit]} is trump now")
+            self.say(f"  {self.who(seat)} could not follow: {self.suit(hand.trump_suit)} is trump now")
         if phase == Phase.BID and hand.phase != Phase.BID:
             if hand.contract is not None:
                 s, t, su = hand.contract
-                self.say(f"  Bidding over: {self.who(s)} plays {t} tricks with {SUIT_LETTERS[su]} trump and leads.")
+                self.say(f"  Bidding over: {self.who(s)} plays {t} tricks with {self.suit(su)} trump and leads.")
             else:
                 self.say(f"  Everyone passed: {self.who(hand.to_act)} takes 7 and names trump.")
         if before_hidden and not hand.trump_hidden and hand.trump >= 0:
-            self.say(f"  {self.who(hand.trump_maker)} reveals the closed trump: {SUIT_LETTERS[hand.trump]}")
+            self.say(f"  {self.who(hand.trump_maker)} reveals the closed trump: {self.suit(hand.trump)}")
         if len(hand.history) > before_tricks:
             self._trick_done(before_tens)
         if before_stage == 1 and hand.stage == 2:
@@ -250,55 +481,44 @@ class TerminalGame:
             self._hand_done()
 
     def _trick_done(self, before_tens: tuple[int, ...]) -> None:
-        match = self.match
-        hand = match.hand
-        n = hand.n
+        hand = self.match.hand
         leader, cards, winner = hand.history[-1]
-        played = "  ".join(f"{(leader + i) % n}:{card_text(c)}" for i, c in enumerate(cards))
-        self.say(f"  Trick {len(hand.history)}: {played}  -> won by {self.who(winner)}")
+        self.say(f"  Trick {len(hand.history)}: {self.cards_of(leader, cards)}  -> won by {self.who(winner)}")
         gained = [hand.tens[i] - before_tens[i] for i in range(2)]
         if self.rules.has_middle:
             if hand.takes and hand.takes[-1][0] == len(hand.history):
                 _t, taker, count = hand.takes[-1]
-                tens = gained[taker % 2]
-                self.say(f"  {self.who(taker)} takes the middle: {count} cards, {tens} ten{'s' if tens != 1 else ''}")
+                tens = plural(gained[taker % 2], "ten")
+                self.say(f"  {self.who(taker)} takes the middle: {plural(count, 'card')}, {tens}")
             elif hand.middle:
                 self.say(
-                    f"  Middle: {len(hand.middle)} cards, {hand.middle_tens} tens; "
-                    f"seat {hand.last_winner} takes it by winning the next trick"
+                    f"  Middle: {plural(len(hand.middle), 'card')}, {plural(hand.middle_tens, 'ten')}; "
+                    f"seat {hand.last_winner} takes it by winning the next trick (R1.5)"
                 )
         elif self.rules.tens_scoring and any(gained):
             side = 0 if gained[0] else 1
-            self.say(f"  Side {side} captures {gained[side]} ten{'s' if gained[side] != 1 else ''}")
+            self.say(f"  Side {side} captures {plural(gained[side], 'ten')}")
 
     def _hand_done(self) -> None:
         match = self.match
         hand = match.hand
         summary = match.summaries[-1]
-        rules = self.rules
         mine = self.human % 2
         self.say("")
         self.say(f"--- Hand {match.hands_completed} over ---")
-        parts = [f"tricks {hand.tricks[0]}-{hand.tricks[1]}"]
-        if rules.tens_scoring:
-            parts.append(f"tens {hand.tens[0]}-{hand.tens[1]}")
         if hand.contract is not None:
             s, t, su = hand.contract
-            parts.append(f"contract {t}{SUIT_LETTERS[su]} by seat {s}")
-        self.say("  " + ", ".join(parts) + " (side 0 - side 1)")
+            self.say(f"  contract: {t}{self.suit(su)} by seat {s} (side {s % 2})")
+        self.say("  " + self.hand_score_row(hand.tricks, hand.tens))
         w = summary.hand_winner
         if w is None:
             self.say("  No winner this hand.")
         else:
             self.say(f"  Side {w} wins the hand ({'your side' if w == mine else 'the opponents'}).")
         if summary.kot is not None:
-            self.say(f"  Kot for side {summary.kot}!")
-        score = f"  Kots {match.kots[0]}-{match.kots[1]}"
-        if rules.scores_points:
-            score += f", points {match.points[0]} : {match.points[1]}"
-        if match.streak is not None:
-            score += f", streak: side {match.streak[0]} x{match.streak[1]}"
-        self.say(score)
+            extra = "" if shows_kots(self.rules) else " (one more point)"
+            self.say(f"  Kot for side {summary.kot}!{extra}")
+        self.say("  " + self.match_score_row(match))
         if match.winner is not None:
             if match.winner == DRAW:
                 self.say("=== The match is drawn. ===")
@@ -307,16 +527,15 @@ class TerminalGame:
                 self.say(f"=== Side {match.winner} wins the match: {result}. ===")
 
     # ------------------------------------------------------------------ the person
-    def _moves_text(self, legal: list[int]) -> str:
-        items = [f"{i}) {action_text(a)}" for i, a in enumerate(legal, 1)]
+    def _moves_text(self, legal: Sequence[int]) -> str:
+        items = [f"{i}) {self.move(a)}" for i, a in enumerate(legal, 1)]
         lines = []
         for k in range(0, len(items), 8):
             lines.append("  " + "   ".join(items[k : k + 8]))
         return "\n".join(lines)
 
     def _situation(self) -> str:
-        match = self.match
-        hand = match.hand
+        hand = self.match.hand
         if hand.phase == Phase.BID:
             high = f"the highest bid is {hand.high_bid}" if hand.high_bid >= 7 else "no bid yet"
             return f"Your bid ({high}): bid:N plus a suit, N from 7 to 13, or pass."
@@ -330,72 +549,108 @@ class TerminalGame:
                 return "Everyone passed: you take 7 tricks; name the trump suit."
             return "Name the trump suit."
         if hand.led >= 0:
-            return f"Your card ({_SUIT_NAMES[SUIT_LETTERS[hand.led]]} led):"
+            return f"Your card ({_SUIT_NAMES[SUIT_LETTERS[hand.led]]} {self.suit(hand.led)} led):"
         return "Your lead:"
 
-    def _show(self, legal: list[int]) -> None:
+    def _show(self, legal: Sequence[int]) -> None:
         self.say("")
-        self.say(render_match(self.match, seat=self.human, symbols=self.symbols))
+        self.say(self.table())
         self.say(self._situation())
         self.say(self._moves_text(legal))
+
+    def leave(self, why: Left, message: str) -> None:
+        """End the prompt's line and say why, in one line: no traceback, no second message."""
+        self.left = why
+        self.say("")
+        self.say(message)
 
     def _ask(self) -> int | None:
         """The person's move (None if they quit or the input ended)."""
         match = self.match
-        legal = match.legal_actions()
+        legal = display_order(match.legal_actions())
+        if self.auto_forced and len(legal) == 1:
+            self.say(f"  Your only legal move, {self.move(legal[0])}, is played for you (--auto-forced).")
+            return legal[0]
         self._show(legal)
-        prompt = f"your move [1-{len(legal)}, move text, help, q]: "
+        numbers = "1" if len(legal) == 1 else f"1-{len(legal)}"
+        prompt = f"your move [{numbers}, move text, help, q]: "
         while True:
             try:
                 line = self.input_fn(prompt)
             except EOFError:
-                self.say("")
-                self.say("End of input: leaving the game.")
+                self.leave(Left.END_OF_INPUT, "End of input: leaving the game.")
                 return None
             except KeyboardInterrupt:
-                self.say("")
-                self.say("Interrupted: leaving the game.")
-                return None
-            if line is None:
-                self.say("End of input: leaving the game.")
+                self.leave(Left.INTERRUPT, "Interrupted: leaving the game.")
                 return None
             if line.strip().lower() in ("help", "?", "h"):
                 self._show(legal)
                 continue
             try:
-                move = parse_move(line, legal, match, self.human)
+                move = parse_move(line, legal, match, self.human, self.symbols)
             except BadInput as e:
                 self.rejected += 1
                 self.say(f"  {e}")
                 continue
             if move == QUIT:
+                self.left = Left.QUIT
                 return None
             assert isinstance(move, int)
             return move
 
 
-def main(argv: list[str] | None = None) -> int:
-    from dehla_env.demo import parse_options
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad command line in one line (no usage block), exit 2."""
 
-    parser = argparse.ArgumentParser(prog="python -m agents.play", description=__doc__.splitlines()[0])
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog="python -m agents.play",
+        description=(__doc__ or "").splitlines()[0],
+        epilog=spec_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--rules", default="dehla", choices=PRESETS)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rules option")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     parser.add_argument("--partner", default="hard", metavar="SPEC", help="your partner(s) (default hard)")
     parser.add_argument("--opponents", default="medium", metavar="SPEC", help="the opponents (default medium)")
     parser.add_argument("--seed", type=int, default=None, help="deals and bots (default: a fresh random match)")
-    parser.add_argument("--symbols", action="store_true", help="suit symbols in the table")
+    parser.add_argument("--symbols", action="store_true", help="suit symbols (♠ ♥ ♦ ♣) in everything printed")
+    parser.add_argument("--auto-forced", action="store_true", help="play your move for you when only one is legal")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the game; returns the exit status (see the module docstring)."""
+    parser = _parser()
     args = parser.parse_args(argv)
     try:
-        rules = make_rules(args.rules, parse_options(args.option))
-        game = TerminalGame(rules, args.seat, args.partner, args.opponents, args.seed, symbols=args.symbols)
+        rules = make_rules(args.rules, parse_option_pairs(args.option))
     except ValueError as e:
+        parser.error(f"--option: {e}")
+    if not 0 <= args.seat < rules.players:
+        parser.error(f"--seat {args.seat}: {rules.name} has seats 0..{rules.players - 1}")
+    try:
+        game = TerminalGame(
+            rules,
+            args.seat,
+            args.partner,
+            args.opponents,
+            args.seed,
+            symbols=args.symbols,
+            auto_forced=args.auto_forced,
+        )
+    except (ValueError, OSError) as e:
         parser.error(str(e))
     try:
         game.run()
-    except KeyboardInterrupt:
-        print("\nInterrupted: leaving the game.")
-    return 0
+    except KeyboardInterrupt:  # while a bot thinks; at the prompt TerminalGame handles it
+        game.leave(Left.INTERRUPT, "Interrupted: leaving the game.")
+    return game.left.value if game.left is not None else 0
 
 
 if __name__ == "__main__":

@@ -226,7 +226,11 @@ class raw_env(AECEnv):
         mask[self.match.legal_actions()] = 1
         return mask
 
-    def step(self, action: int) -> None:
+    def step(self, action: Any) -> None:
+        """Apply the action of the agent to act. Only integers are actions (Python ints,
+        numpy integer scalars); anything else, like an illegal move, raises
+        :class:`~dehla_env.errors.IllegalMoveError` and changes nothing (R5). A dead
+        agent's only action is ``None`` (PettingZoo)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -234,7 +238,7 @@ class raw_env(AECEnv):
         match = self.match
         assert match is not None
         hands_before = match.hands_completed
-        match.apply_action(int(action))  # IllegalMoveError names move, seat and rule (R5)
+        match.apply_action(action)  # integers only; IllegalMoveError names move, seat and rule (R5)
         self._cumulative_rewards[agent] = 0.0  # only once the move is accepted (R5)
         self._steps += 1
         for a in self.agents:

@@ -285,7 +285,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
             raise RuntimeError("the episode is over: call reset()")
         raw = self.raw
         try:
-            raw.step(int(action))  # IllegalMoveError names the move, seat and rule (R5)
+            raw.step(action)  # integers only; IllegalMoveError names the move, seat and rule (R5)
         except IllegalMoveError:
             if self.illegal_action == "raise":
                 raise

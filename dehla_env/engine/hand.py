@@ -84,6 +84,20 @@ def trick_winner_index(cards: Sequence[int], trump: int) -> int:
     return best_i
 
 
+def as_action_id(action: object, seat: int) -> int:
+    """``action`` as an action id, or :class:`IllegalMoveError` (R5): only integers are
+    actions (Python ints and numpy integer scalars); a bool, a float such as ``1.5``, a
+    string such as ``"11"``, ``None`` or an array is malformed, never rounded or parsed."""
+    if isinstance(action, bool):
+        raise IllegalMoveError(repr(action), seat, "not an action id (a bool; actions are integers)", "R5")
+    try:
+        return operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        shown = repr(action) if len(repr(action)) <= 40 else repr(action)[:37] + "..."
+        kind = type(action).__name__
+        raise IllegalMoveError(shown, seat, f"not an action id (a {kind}; actions are integers 0..84)", "R5") from None
+
+
 @dataclass(frozen=True)
 class HandResult:
     """The outcome of a complete hand, before the match applies it."""
@@ -359,10 +373,7 @@ class HandState:
 
         Any integer type is accepted (``np.int64`` from a mask, say)."""
         if type(action) is not int:
-            try:
-                action = operator.index(action)
-            except TypeError:
-                raise IllegalMoveError(repr(action), self.to_act, "not an action id", "R5") from None
+            action = as_action_id(action, self.to_act)
         phase = self.phase
         if phase == Phase.PLAY and 0 <= action < NUM_CARDS:
             self._play_card(action)

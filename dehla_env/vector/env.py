@@ -61,12 +61,13 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..actions import NUM_ACTIONS, action_text
+from ..actions import NUM_ACTIONS, PASS_ACTION, action_text
+from ..cards import NUM_CARDS
 from ..env import EPISODES
 from ..errors import IllegalMoveError
 from ..rewards import reward_kind, side0_reward
 from ..rules import Rules, make_rules
-from .engine import DONE, DRAW, PLAY, BatchEngine
+from .engine import BID, DONE, DRAW, PLAY, TRUMP, BatchEngine
 from .observe import BatchObserver
 
 _POOL_SIZE = 3
@@ -240,20 +241,68 @@ class VectorEnv:
         the order of ``games``; ``final`` holds the ``final_*`` entries of ``info``
         (``final_index`` as positions in ``games``).
         """
-        g = np.asarray(games, dtype=np.int64)
+        g = self._check_games(games)
         obs = np.empty((len(g), self.observation_size), np.float32)
         rewards, terminated, final = self._advance(g, actions, obs)
         return obs, self._mask[g], self.engine.to_act[g], rewards, terminated, final
+
+    def _check_games(self, games: Any) -> np.ndarray:
+        """Distinct game indices 0..N-1 as an int64 array; ``ValueError`` otherwise (a
+        repeated game would be stepped twice in one lockstep and corrupt its state)."""
+        g = np.asarray(games)
+        if g.ndim != 1 or g.dtype.kind not in "iu":
+            raise ValueError(f"games must be a 1-D array of integer game indices, not {g.dtype} of shape {g.shape}")
+        g = g.astype(np.int64, copy=False)
+        if len(g) and (g.min() < 0 or g.max() >= self.num_envs):
+            raise ValueError(f"games must be indices 0..{self.num_envs - 1}, not {int(g.min())}..{int(g.max())}")
+        if len(np.unique(g)) != len(g):
+            raise ValueError("games must be distinct: each game takes one decision per step")
+        return g
+
+    def _check_actions(self, g: np.ndarray, actions: Any) -> np.ndarray:
+        """The actions as int64, or :class:`IllegalMoveError` (R5) naming the first bad
+        move, its seat and game: only integer arrays are actions (no floats, bools,
+        strings or objects, which would be truncated or parsed)."""
+        arr = np.asarray(actions)
+        seat0 = int(self.engine.to_act[g[0]]) if len(g) else None
+        if arr.shape != (len(g),):
+            raise IllegalMoveError(
+                f"actions of shape {arr.shape}", seat0, f"expected one action per game, shape ({len(g)},)", "R5"
+            )
+        if arr.dtype.kind not in "iu":
+            shown = repr(arr[0].item()) if len(arr) and arr.dtype.kind != "O" else repr(arr[:1].tolist())
+            raise IllegalMoveError(
+                shown,
+                seat0,
+                f"not action ids (an array of {arr.dtype}; actions are integers 0..84), game {int(g[0])}",
+                "R5",
+            )
+        return arr.astype(np.int64, copy=False)
+
+    def _illegal_reason(self, game: int, action: int) -> tuple[str, str]:
+        """Why ``action`` is not legal in ``game``, and the rule (R5 names both)."""
+        e = self.engine
+        phase = int(e.phase[game])
+        if not 0 <= action < NUM_ACTIONS:
+            return "no such action", "R5"
+        if action < NUM_CARDS:
+            if phase != PLAY:
+                return "no card is due", "R5"
+            if not e.hands[game, e.to_act[game], action]:
+                return "card not in hand", "R5"
+            return "must follow the suit led", "R0.4"
+        if action < PASS_ACTION:
+            return ("no trump choice is due", "R5") if phase != TRUMP else ("not a legal trump choice", "R5")
+        if phase != BID:
+            return "no bid is due", "R4.2"
+        return f"a bid must name a number above {int(e.high_bid[game])}", "R4.2"
 
     def _advance(self, g: np.ndarray, actions: Any, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         e = self.engine
         full = g is self._all
-        actions = np.asarray(actions)
-        if actions.shape != (len(g),):
-            raise ValueError(f"expected {len(g)} actions, got shape {actions.shape}")
-        actions = actions.astype(np.int64, copy=False)
+        actions = self._check_actions(g, actions)
         ok = (actions >= 0) & (actions < NUM_ACTIONS)
         if ok.all():
             ok = self._mask[g, actions] if not full else self._mask[self._all, actions]
@@ -261,7 +310,8 @@ class VectorEnv:
             j = int(np.flatnonzero(~ok)[0])
             a = int(actions[j])
             text = action_text(a) if 0 <= a < NUM_ACTIONS else str(a)
-            raise IllegalMoveError(text, int(e.to_act[g[j]]), f"not a legal action in game {int(g[j])}")
+            reason, rule = self._illegal_reason(int(g[j]), a)
+            raise IllegalMoveError(text, int(e.to_act[g[j]]), f"{reason} (game {int(g[j])})", rule)
         actor = e.to_act[g]
         e.step(actions, None if full else g)
         self._resolve_chance(g)
