@@ -425,7 +425,7 @@ class SearchAgent(Agent):
         self.k = k
         self.depth = depth
         self.budget_ms = budget_ms
-        self.playout = playout if isinstance(playout, str) else "agent"
+        self.playout = playout if isinstance(playout, str) else playout.name  # the spec, for reports
         if isinstance(playout, str) and playout not in PLAYOUT_RULES:
             raise ValueError(f"search: playout is one of {', '.join(PLAYOUT_RULES)} or an agent, not {playout!r}")
         self.exact = exact
