@@ -48,6 +48,7 @@ import numpy as np
 from dehla_env.actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
 from dehla_env.cards import NUM_CARDS, TEN_RANK
 from dehla_env.encoding import layout_for
+from dehla_env.tricks import LED_KEY, trick_keys
 from dehla_env.vector import BatchPolicy, random_legal
 
 _SUIT = np.arange(NUM_CARDS) // 13
@@ -135,9 +136,7 @@ class _Heuristic:
         in_force = r.part(obs, "trump_state")[:, 1] > 0
         trump = np.where(in_force, r.index(r.part(obs, "trump_suit")), -1)
         best_card = trick[rows, np.maximum(winning, 0)].argmax(axis=1)
-        keys = np.where(
-            trump[:, None] == _SUIT, 32 + _RANK, np.where(led[:, None] == _SUIT, 16 + _RANK, 0)
-        )  # (k, 52): how each card would rank in this trick
+        keys = trick_keys(np.arange(NUM_CARDS), led[:, None], trump[:, None])  # (k, 52): each card's rank here
         best_key = np.where(winning >= 0, keys[rows, best_card], -1)
         middle = r.part(obs, "middle_info")
         return {
@@ -203,7 +202,7 @@ class CardSensePolicy(_Heuristic):
         # partner winning: feed a ten when last to play, or when the partner is about to
         # take the middle (R1.5) with a high card (an ace or king led, or a trump)
         tens = legal & _IS_TEN
-        safe = f["last"] | ((f["threat"] == f["winning"]) & (f["best_key"] >= 16 + 11))
+        safe = f["last"] | ((f["threat"] == f["winning"]) & (f["best_key"] >= LED_KEY + 11))
         feed = f["partner_winning"] & safe & tens.any(axis=1)
         out = np.where(feed, _pick(tens, _RANK + 0.0), out)
         # opponent winning: beat it if possible

@@ -29,8 +29,8 @@ from __future__ import annotations
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_action
 from dehla_env.cards import TEN_RANK
 from dehla_env.engine import Phase
-from dehla_env.engine.hand import trick_winner_index
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
+from dehla_env.tricks import trick_winner
 from dehla_env.view import PlayerView
 
 from .base import Agent
@@ -278,7 +278,7 @@ class HardAgent(HeuristicAgent):
                 options = follow or h
                 if not options:
                     continue
-                wi = trick_winner_index(cards, t)
+                wi = trick_winner(cards, t)
                 best = cards[wi]
                 partner_winning = seats[wi] % 2 == s % 2
                 if partner_winning:
@@ -292,7 +292,7 @@ class HardAgent(HeuristicAgent):
                     t = c // 13
                 cards.append(c)
                 seats.append(s)
-            winner = seats[trick_winner_index(cards, t)]
+            winner = seats[trick_winner(cards, t)]
             extra = tens_in(cards[len(base_cards) :]) + (1 if card % 13 == TEN_RANK and tens_matter else 0)
             stake = self._stake(view, know, extra, winner, winner % 2 == know.seat % 2)
             total += stake if winner % 2 == know.seat % 2 else -stake

@@ -8,8 +8,8 @@ the seat's hand, the cards played, the known voids. The heuristic bots build one
 from __future__ import annotations
 
 from dehla_env.cards import NUM_CARDS, TEN_RANK
-from dehla_env.engine.hand import trick_winner_index
 from dehla_env.rules import TrumpMaking
+from dehla_env.tricks import beats, trick_winner
 from dehla_env.view import PlayerView
 
 #: before the trump exists, a seat unable to follow makes it with its card or names it
@@ -67,7 +67,7 @@ class Knowledge:
         self.trick_cards = [c for _s, c in view.trick]
         self.trick_seats = [s for s, _c in view.trick]
         if self.trick_cards:
-            i = trick_winner_index(self.trick_cards, self.trump_in_force)
+            i = trick_winner(self.trick_cards, self.trump_in_force)
             self.winner_seat = self.trick_seats[i]
             self.winning_card = self.trick_cards[i]
         else:
@@ -85,11 +85,8 @@ class Knowledge:
         return seat != self.seat and seat % 2 == self.seat % 2
 
     def beats(self, card: int, best: int) -> bool:
-        """Does ``card``, played later, beat ``best`` under the trump in force?"""
-        s, b = card // 13, best // 13
-        if s == b:
-            return card > best
-        return s == self.trump_in_force
+        """Does ``card``, played later, beat ``best`` under the trump in force (R0.4)?"""
+        return beats(card, best, self.trump_in_force)
 
     def unseen_higher(self, card: int) -> int:
         """Unseen cards of ``card``'s suit that rank above it."""

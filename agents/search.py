@@ -75,6 +75,7 @@ from dehla_env.actions import TRUMP_OFFSET
 from dehla_env.cards import SUIT_MASKS, TEN_RANK, TENS_MASK
 from dehla_env.engine.hand import HandState, Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
+from dehla_env.tricks import trick_winner
 from dehla_env.view import PlayerView
 
 from .base import Agent
@@ -165,7 +166,7 @@ def greedy_action(hand: HandState) -> int:
     led = cards[0] // 13
     follow = h & SUIT_MASKS[led]
     legal = follow or h
-    wi = _winner_index(cards, trump)
+    wi = trick_winner(cards, trump)
     wcard = cards[wi]
     wseat = hand.trick_seats[wi]
     if not follow and pending:
@@ -252,7 +253,7 @@ def rule_action(hand: HandState) -> int:
         return _lowest(h & SUIT_MASKS[best_suit], tens_matter, -1)
     legal = follow or h
     if n:
-        wi = _winner_index(cards, trump)
+        wi = trick_winner(cards, trump)
         wcard = cards[wi]
         wseat = hand.trick_seats[wi]
     else:
@@ -348,16 +349,6 @@ def rule_action(hand: HandState) -> int:
         if key > best_key:
             best, best_key = card, key
     return best
-
-
-def _winner_index(cards: list[int], trump: int) -> int:
-    best_i = 0
-    best = cards[0]
-    for i in range(1, len(cards)):
-        c = cards[i]
-        if (c // 13 == best // 13 and c > best) or (c // 13 == trump and best // 13 != trump):
-            best_i, best = i, c
-    return best_i
 
 
 def _holds(card: int, led: int, trump: int, pending: bool, opponents: list[int], hands: list[int]) -> bool:

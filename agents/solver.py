@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from dehla_env.cards import SUIT_MASKS, TEN_RANK, TENS_MASK
 from dehla_env.engine.hand import HandState, Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
+from dehla_env.tricks import trick_winner
 
 # Objective modes.
 M_DEHLA = 0  # R1.5 middle pile, tens
@@ -386,9 +387,7 @@ class Solver:
         tmask = ttens = 0
         trump = pos.trump
         if n:
-            from dehla_env.engine.hand import trick_winner_index
-
-            i = trick_winner_index(trick, trump)
+            i = trick_winner(trick, trump)
             wc = trick[i]
             ws = (pos.leader + i) & 3
             for c in trick:

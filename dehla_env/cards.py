@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import IntEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SUIT_LETTERS = "CDHS"
 RANK_LETTERS = "23456789TJQKA"
@@ -124,3 +128,12 @@ def cards_of_suit(mask: int, suit: int) -> tuple[int, ...]:
 
 def popcount(mask: int) -> int:
     return mask.bit_count()
+
+
+def shuffled_deck(rng: np.random.Generator, packs: int = 1) -> list[int]:
+    """The one shuffle (R0.3): a uniformly random order of the pack(s), as card ids.
+
+    Every deal drawn anywhere (the engine's chance step, the batched engine, the arena,
+    the trainer) comes from here, so one generator state gives one deck everywhere.
+    With three packs (R2.8) each id appears three times."""
+    return [int(c) % NUM_CARDS for c in rng.permutation(NUM_CARDS * packs)]

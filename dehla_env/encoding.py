@@ -56,8 +56,9 @@ import numpy as np
 from .actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION
 from .cards import NUM_CARDS, cards_in
 from .engine import MatchState, Phase
-from .engine.hand import HandState, trick_winner_index
+from .engine.hand import HandState
 from .rules import MatchScoring, Rules
+from .tricks import trick_winner
 from .view import PlayerView
 
 NUM_BID_CHOICES = 2 + (NUM_ACTIONS - BID_OFFSET)  # not yet, pass, 28 bids
@@ -466,7 +467,7 @@ class ObservationEncoder:
                 if c // 13 != led:
                     idx.append(o_voids + r * 4 + led)
             idx.append(off["led_suit"] + led)
-            winner = hand.trick_seats[trick_winner_index(tc, hand.trump)]
+            winner = hand.trick_seats[trick_winner(tc, hand.trump)]
             idx.append(off["trick_winning"] + (winner - seat) % n)
         phase = hand.phase
         if phase == Phase.PLAY:

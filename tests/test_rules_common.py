@@ -32,11 +32,11 @@ from dehla_env.cards import (
     parse_suit,
 )
 from dehla_env.deals import deck_from_hands
-from dehla_env.engine import trick_winner_index
 from dehla_env.records import replay_record
 from dehla_env.render import render_match
 from dehla_env.rules import PRESETS, preset_options
 from dehla_env.seats import next_seat, partner, side_of, teammates
+from dehla_env.tricks import trick_winner
 
 S, H, D, C = 3, 2, 1, 0
 
@@ -59,7 +59,7 @@ def test_r0_1_rank_order_high_to_low() -> None:
     is a higher card)."""
     order = [parse_card(r + "H") for r in "AKQJT98765432"]
     assert order == sorted(order, reverse=True)
-    assert trick_winner_index(cards("TH 9H AH 2H"), -1) == 2
+    assert trick_winner(cards("TH 9H AH 2H"), -1) == 2
 
 
 @pytest.mark.parametrize("text", ["10S", "ts", "Ts", "tS", "XS", "AX", "T", "TSS", "", " AS", "AS ", "1S", "A♠"])
@@ -155,7 +155,7 @@ def test_r0_4_trick_resolution_table() -> None:
         ("5D 9C AC KD", H, 3),
     ]
     for text, trump, winner in table:
-        assert trick_winner_index(cards(text), trump) == winner, (text, trump)
+        assert trick_winner(cards(text), trump) == winner, (text, trump)
 
 
 def test_r0_4_must_follow_suit_if_able_else_any_card() -> None:

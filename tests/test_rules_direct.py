@@ -27,8 +27,9 @@ from dehla_env import TERMINAL, MatchState, make_rules, view_of
 from dehla_env.actions import TRUMP_OFFSET
 from dehla_env.cards import parse_card
 from dehla_env.deals import deck_from_hands
-from dehla_env.engine import Phase, trick_winner_index
+from dehla_env.engine import Phase
 from dehla_env.render import render_match
+from dehla_env.tricks import trick_winner
 from dehla_env.view import public_events
 
 S, H, D, C = 3, 2, 1, 0
@@ -518,8 +519,8 @@ def test_r2_8_equal_cards_the_one_played_first_ranks_higher() -> None:
     play(match, "AS AS AS 2S 3S 4S")
     assert match.hand.trick_winners == [0]
     # the same for equal trumps, and for equal cards of the suit led
-    assert trick_winner_index(cards("2H 5S 5S 3H 4H 2H"), S) == 1
-    assert trick_winner_index(cards("9D KD KD 2D AS AS"), C) == 1
+    assert trick_winner(cards("2H 5S 5S 3H 4H 2H"), S) == 1
+    assert trick_winner(cards("9D KD KD 2D AS AS"), C) == 1
 
 
 def test_r2_8_six_players_seven_of_twelve_tens_win() -> None:

@@ -22,8 +22,8 @@ from agents.batched import CardSensePolicy
 from dehla_env import make_rules
 from dehla_env.encoding import ObservationEncoder, decode
 from dehla_env.engine import MatchState, Phase
-from dehla_env.engine.hand import trick_winner_index
 from dehla_env.env import raw_env
+from dehla_env.tricks import trick_winner
 from dehla_env.vector import random_legal, vector_env
 from dehla_env.vector.engine import BatchEngine, trick_winner_positions
 from dehla_env.vector.observe import BatchObserver
@@ -257,7 +257,7 @@ def test_trick_winner_matches_reference_on_random_tricks() -> None:
         led = cards[:, 0] // 13
         trump = rng.integers(-1, 4, size=4000)
         got = trick_winner_positions(cards, led, trump)
-        want = [trick_winner_index(list(map(int, c)), int(t)) for c, t in zip(cards, trump)]
+        want = [trick_winner(list(map(int, c)), int(t)) for c, t in zip(cards, trump)]
         assert got.tolist() == want
 
 

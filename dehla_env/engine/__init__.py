@@ -1,6 +1,6 @@
 """The pure rules engine: one hand (:mod:`.hand`) and a whole match (:mod:`.match`)."""
 
-from .hand import CHANCE, NOBODY, HandResult, HandState, Phase, TrumpContext, trick_winner_index
+from .hand import CHANCE, NOBODY, HandResult, HandState, Phase, TrumpContext
 from .match import DRAW, TERMINAL, HandSummary, MatchState
 
 __all__ = [
@@ -14,5 +14,4 @@ __all__ = [
     "MatchState",
     "Phase",
     "TrumpContext",
-    "trick_winner_index",
 ]

@@ -34,6 +34,7 @@ from ..actions import (
 from ..cards import NUM_CARDS, SUIT_LETTERS, SUIT_MASKS, TEN_RANK, card_text, cards_in, cards_of_suit
 from ..errors import IllegalMoveError
 from ..rules import HandScoring, Rules, TrumpMaking
+from ..tricks import trick_winner
 
 CHANCE = -1  # ``to_act`` while a chance step (deal, draw) is due
 NOBODY = -1
@@ -61,27 +62,6 @@ class TrumpContext(IntEnum):
     OPEN = 2  # R2.4b: dealer+2 on 13 cards, dealer+1 leads
     VOID = 3  # R2.4c closed / R2.4d named: the first seat unable to follow
     ALL_PASS = 4  # R4.2: four passes, dealer+1 takes 7 and names trump
-
-
-def trick_winner_index(cards: Sequence[int], trump: int) -> int:
-    """Index of the winning card of a trick (R0.4).
-
-    The highest trump wins; with none, the highest card of the led suit. Between equal
-    cards (three packs, R2.8) the one played first wins, hence the strict ``>``.
-    ``trump`` is -1 when no trump is in force.
-    """
-    best_i = 0
-    best = cards[0]
-    best_suit = best // 13
-    for i in range(1, len(cards)):
-        c = cards[i]
-        s = c // 13
-        if s == best_suit:
-            if c > best:
-                best_i, best = i, c
-        elif s == trump:
-            best_i, best, best_suit = i, c, s
-    return best_i
 
 
 def as_action_id(action: object, seat: int) -> int:
@@ -221,7 +201,7 @@ class HandState:
         """Seat winning the trick in progress with the trump now in force, or -1."""
         if not self.trick_cards:
             return NOBODY
-        return self.trick_seats[trick_winner_index(self.trick_cards, self.trump)]
+        return self.trick_seats[trick_winner(self.trick_cards, self.trump)]
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the seat to act, ascending; empty on chance steps."""
@@ -458,7 +438,7 @@ class HandState:
     def _finish_trick(self) -> None:
         cards = self.trick_cards
         seats = self.trick_seats
-        winner = seats[trick_winner_index(cards, self.trump)]
+        winner = seats[trick_winner(cards, self.trump)]
         side = winner & 1
         tens_here = 0
         for c in cards:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..actions import NUM_ACTIONS
+from ..cards import shuffled_deck
 from ..errors import IllegalMoveError
 from ..rules import MatchScoring, Rules
 from .hand import CHANCE, HandResult, HandState, Phase
@@ -120,8 +121,8 @@ class MatchState:
         self.hand.apply_draw(card)
 
     def random_deck(self, rng: np.random.Generator) -> list[int]:
-        """A uniformly shuffled deck for this ruleset (three packs for six players)."""
-        return [int(c) % 52 for c in rng.permutation(self.rules.deck_size)]
+        """A uniformly shuffled deck for this ruleset (:func:`~dehla_env.cards.shuffled_deck`)."""
+        return shuffled_deck(rng, self.rules.packs)
 
     def sample_chance(self, rng: np.random.Generator) -> None:
         """Resolve the pending chance step (deal or R1.4 draw) with ``rng``."""

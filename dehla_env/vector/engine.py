@@ -54,9 +54,10 @@ from typing import Any
 import numpy as np
 
 from ..actions import BID_OFFSET, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
-from ..cards import NUM_CARDS, TEN_RANK
+from ..cards import NUM_CARDS, TEN_RANK, shuffled_deck
 from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, Phase, TrumpContext
 from ..rules import HandScoring, Rules, TrumpMaking
+from ..tricks import trick_keys
 
 DEAL = int(Phase.DEAL)
 DRAW = int(Phase.DRAW)
@@ -90,17 +91,10 @@ _R25_SCORINGS = frozenset((HandScoring.TENS, HandScoring.TRICKS, HandScoring.DOU
 
 
 def trick_winner_positions(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:
-    """Position of the winning card in each row of ``cards`` (R0.4), ``-1`` = no card.
-
-    The highest trump wins, else the highest card of the led suit; between equal cards
-    (three packs, R2.8) the one played first (``argmax`` returns the first maximum), as
-    :func:`dehla_env.engine.hand.trick_winner_index`. ``trump`` is -1 for none in force.
-    """
-    suit = cards // 13
-    rank = cards % 13
-    key = np.where(suit == trump[:, None], rank + 32, np.where(suit == led[:, None], rank + 16, 0))
-    key[cards < 0] = -1
-    return key.argmax(axis=1)
+    """Position of the winning card in each row of ``cards`` (R0.4, :mod:`dehla_env.tricks`):
+    the first maximum of the trick keys (``argmax`` returns the first, so the card played
+    first wins between equal cards, R2.8). ``trump`` is -1 for none in force."""
+    return trick_keys(cards, led[:, None], trump[:, None]).argmax(axis=1)
 
 
 class BatchEngine:
@@ -188,10 +182,14 @@ class BatchEngine:
 
     # ------------------------------------------------------------------ chance
     def sample_deals(self, rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """``k`` uniformly shuffled decks (card ids) and uniformly drawn dealers (R1.10)."""
-        keys = rng.random((k, self.deck_size))
-        decks = keys.argsort(axis=1) % NUM_CARDS
-        dealers = rng.integers(self.n, size=k)
+        """``k`` deals: per game a uniformly drawn dealer (R1.10) then a deck from the one
+        shuffle (:func:`~dehla_env.cards.shuffled_deck`), in the order the scalar env
+        draws them, so game 0 of a fresh generator is dealt as ``raw_env`` deals it."""
+        decks = np.empty((k, self.deck_size), np.int64)
+        dealers = np.empty(k, np.int64)
+        for i in range(k):
+            dealers[i] = rng.integers(self.n)
+            decks[i] = shuffled_deck(rng, self.packs)
         return decks, dealers
 
     def deal(self, g: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
@@ -344,7 +342,6 @@ class BatchEngine:
         g = self.all if isinstance(G, slice) else G  # game numbers
         s = self.to_act[G].copy()
         suit = _CARD_SUIT[c]
-        rank = _CARD_RANK[c]
         base = g * n + s
         fi = base * NUM_CARDS + c
         fp = fi + g * (n * NUM_CARDS)  # the doubled played array
@@ -382,7 +379,7 @@ class BatchEngine:
                     self.trump_maker[gm] = so[m]
         self._trick_flat[g * n + pos] = c
         # the card winning so far (R0.4): a later card must be strictly higher
-        key = np.where(suit == self.trump[G], 32 + rank, np.where(off, 0, 16 + rank))
+        key = trick_keys(c, led, self.trump[G])
         best = self.best_key[G]
         better = first | (key > best)
         self.best_key[G] = np.where(better, key, best)
@@ -427,7 +424,7 @@ class BatchEngine:
         pos = trick_winner_positions(tc, self.led[g], self.trump[g])
         best = tc[np.arange(len(g)), pos]
         tr = self.trump[g]
-        self.best_key[g] = np.where(best // 13 == tr, 32, 16) + best % 13
+        self.best_key[g] = trick_keys(best, self.led[g], tr)
         self.best_seat[g] = (self.leader[g] + pos) % self.n
 
     def _finish_trick(self, F: np.ndarray | slice) -> None:

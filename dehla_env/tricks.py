@@ -1,0 +1,53 @@
+"""The one trick rule (R0.4): which card wins a trick.
+
+The highest trump in the trick wins; with none, the highest card of the led suit.
+Between equal cards (three packs, R2.8) the one played first wins: a later card must be
+strictly higher. :func:`beats` is the rule for one card against the card winning so
+far, :func:`trick_winner` folds it over a trick, and :func:`trick_keys` gives the
+equivalent numeric key per card for array code (the batched engine, batched bots). The
+fast copies kept inside hot loops (the exact solver's, the policy network's card
+features) are held to these by ``tests/test_tricks.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .cards import NUM_RANKS
+
+#: :func:`trick_keys`: a trump ranks above every card of the led suit, which ranks above
+#: the rest; within each group the card's rank decides
+TRUMP_KEY = 2 * 16
+LED_KEY = 16
+
+
+def beats(card: int, best: int, trump: int) -> bool:
+    """Does ``card``, played after ``best`` (the card winning the trick so far), beat it?
+    ``trump`` is the suit in force, -1 for none."""
+    s, b = card // NUM_RANKS, best // NUM_RANKS
+    if s == b:
+        return card > best
+    return s == trump
+
+
+def trick_winner(cards: Sequence[int], trump: int) -> int:
+    """Index of the winning card of a trick (or of the trick so far), in play order."""
+    best_i = 0
+    best = cards[0]
+    for i in range(1, len(cards)):
+        if beats(cards[i], best, trump):
+            best_i, best = i, cards[i]
+    return best_i
+
+
+def trick_keys(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:
+    """Per card a key whose first maximum in play order is the winner (as
+    :func:`trick_winner`): ``TRUMP_KEY + rank`` for a trump, ``LED_KEY + rank`` for the led
+    suit, 0 otherwise, -1 where there is no card (``cards`` < 0). ``led`` and ``trump``
+    broadcast against ``cards`` (-1: none)."""
+    suit = cards // NUM_RANKS
+    rank = cards % NUM_RANKS
+    key = np.where(suit == trump, TRUMP_KEY + rank, np.where(suit == led, LED_KEY + rank, 0))
+    return np.where(cards < 0, -1, key)
