@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +21,10 @@ from agents.arena import (
     run_duel,
     run_round_robin,
     seat_specs,
+    split_agents,
 )
+from agents.arena.pool import LineProgress
+from agents.registry import spec_help
 from agents.stats import (
     bootstrap_ci,
     bradley_terry,
@@ -93,14 +100,193 @@ def test_cli_subprocess_options_partner_and_match_mode():
     assert 8 <= data["hands"] <= 16  # 2 games x 4 deals x 1..2 hands
 
 
-def test_cli_table_and_errors(capsys):
+def test_cli_table_and_help(capsys):
     assert main(["--a", "random", "--b", "easy", "--deals", "3", "--quiet", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "A hand win rate" in out and "95% interval" in out and "kots A-B" in out
-    with pytest.raises(SystemExit):
-        main(["--a", "nonsense", "--deals", "2", "--quiet"])
-    with pytest.raises(SystemExit):
-        main(["--option", "kots=0", "--deals", "2", "--quiet"])
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    help_text = capsys.readouterr().out
+    assert spec_help() in help_text  # verbatim: the epilog keeps its line breaks
+    assert "search:" in help_text and "budget_ms" in help_text
+
+
+# ---------------------------------------------------------------------- bad input: one line, status 2
+def _bad(capsys, argv: list[str], *needles: str) -> str:
+    """``main(argv)`` refuses: status 2, nothing on stdout, one line on stderr naming the problem."""
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert "Traceback" not in captured.err
+    assert lines[0].startswith("python -m agents.arena: error: ")
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def test_bad_policy_missing_file(capsys, tmp_path):
+    _bad(capsys, ["--a", f"policy:{tmp_path / 'nope.pt'}", "--deals", "2"], "nope.pt", "no such file")
+
+
+def test_bad_policy_not_a_checkpoint(capsys, tmp_path):
+    pytest.importorskip("torch")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"this is not a checkpoint\n" * 10)
+    _bad(capsys, ["--a", f"policy:{junk}", "--deals", "2"], "junk.pt")
+
+
+def test_bad_policy_directory(capsys, tmp_path):
+    pytest.importorskip("torch")
+    _bad(capsys, ["--b", f"policy:{tmp_path}", "--deals", "2"], str(tmp_path), "directory")
+
+
+def test_bad_policy_for_another_ruleset(capsys):
+    pytest.importorskip("torch")
+    if not (ROOT / "agents" / "checkpoints" / "dehla.pt").is_file():
+        pytest.skip("no shipped dehla policy")
+    _bad(capsys, ["--rules", "court-piece", "--a", "policy:dehla", "--deals", "2"], "trained for", "court-piece")
+
+
+@pytest.mark.parametrize("spec", ["hard:foo=1", "nonsense", "search:k=0", "search:k"])
+def test_bad_agent_spec(capsys, spec):
+    _bad(capsys, ["--a", spec, "--deals", "2"])
+
+
+def test_bad_agent_parameter_names_it(capsys):
+    _bad(capsys, ["--partner-b", "hard:foo=1", "--deals", "2"], "'foo'")
+
+
+@pytest.mark.parametrize("workers", ["-1", "0", "two"])
+def test_bad_workers(capsys, workers):
+    _bad(capsys, ["--workers", workers, "--deals", "2"], "--workers")
+
+
+def test_workers_above_the_cpu_count_are_capped_with_a_note(capsys):
+    assert main(["--a", "easy", "--b", "random", "--deals", "2", "--workers", "1000", "--quiet", "--json"]) == 0
+    captured = capsys.readouterr()
+    cpus = os.cpu_count() or 1
+    assert json.loads(captured.out.strip().splitlines()[-1])["workers"] == cpus
+    assert captured.err.strip().splitlines() == [
+        f"python -m agents.arena: note: --workers 1000 is more than the {cpus} CPUs here; using {cpus}"
+    ]
+
+
+@pytest.mark.parametrize("n", ["0", "-5"])
+def test_bad_bootstrap(capsys, n):
+    _bad(capsys, ["--agents", "easy,random", "--bootstrap", n, "--deals", "2"], "--bootstrap")
+
+
+@pytest.mark.parametrize(
+    ("agents", "needle"),
+    [("", "two"), (" ", "two"), ("hard", "two"), ("hard,", "empty"), ("hard,,easy", "empty"), ("hard,hard", "repeat")],
+)
+def test_bad_agents(capsys, agents, needle):
+    _bad(capsys, ["--agents", agents, "--deals", "2"], needle)
+
+
+def test_bad_duel_flags_with_agents(capsys):
+    _bad(capsys, ["--agents", "easy,random", "--a", "hard", "--deals", "2"], "--a", "round robin")
+    _bad(capsys, ["--agents", "easy,random", "--partner", "hard", "--deals", "2"], "--partner-a")
+
+
+def test_agents_keep_spec_parameters_whole():
+    assert split_agents("search:k=16,depth=5,hard") == ["search:k=16,depth=5", "hard"]
+    assert split_agents(" policy:x.pt,sample=1 , easy") == ["policy:x.pt,sample=1", "easy"]
+
+
+@pytest.mark.parametrize("deals", ["0", "-3", "many"])
+def test_bad_deals(capsys, deals):
+    _bad(capsys, ["--deals", deals], "--deals")
+
+
+def test_bad_seed_and_mode(capsys):
+    _bad(capsys, ["--seed", "-1", "--deals", "2"], "--seed")
+    _bad(capsys, ["--mode", "set", "--deals", "2"], "--mode")
+
+
+@pytest.mark.parametrize(
+    ("option", "needle"), [("kots", "key=value"), ("kots=0", "kots"), ("nosuch=1", "nosuch"), ("=1", "key=value")]
+)
+def test_bad_option(capsys, option, needle):
+    _bad(capsys, ["--option", option, "--deals", "2"], needle)
+
+
+def test_plot_without_matplotlib_names_the_extra(capsys, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    _bad(capsys, ["--deals", "2", "--quiet", "--plot", str(tmp_path / "x.png")], "pip install 'dehla[plot]'")
+
+
+def test_results_are_printed_when_the_plot_fails(capsys, tmp_path):
+    missing = tmp_path / "no" / "such" / "folder" / "ladder.png"
+    args = ["--a", "easy", "--b", "random", "--deals", "3", "--seed", "2", "--quiet", "--workers", "1", "--json"]
+    assert main([*args, "--plot", str(missing)]) == 2
+    captured = capsys.readouterr()
+    data = json.loads(captured.out.strip().splitlines()[-1])
+    assert data["deals"] == 3 and data["a"] == "easy"
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in captured.err
+    assert lines[0].startswith("python -m agents.arena: error: --plot") and "results are above" in lines[0]
+    rr = ["--agents", "easy,random", "--deals", "3", "--quiet", "--workers", "1", "--bootstrap", "5"]
+    assert main([*rr, "--plot", str(missing)]) == 2
+    captured = capsys.readouterr()
+    assert "Bradley-Terry" in captured.out and len(captured.err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------- progress and Ctrl-C
+def test_progress_without_tqdm_is_a_plain_line(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm now raises ImportError
+    assert main(["--a", "easy", "--b", "random", "--deals", "5", "--workers", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1].startswith("5/5 deals (100%)")
+    stream = io.StringIO()
+    line = LineProgress(100, stream)
+    line.every = 0.0
+    line.update(40)
+    line.update(60)
+    line.close()
+    assert stream.getvalue().splitlines()[0].startswith("40/100 deals (40%)")
+    assert stream.getvalue().splitlines()[-1].startswith("100/100 deals (100%)")
+
+
+def test_ctrl_c_in_process_is_one_line_and_130(capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("agents.arena.cli.run_duel", interrupted)
+    assert main(["--deals", "2", "--quiet"]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == ["python -m agents.arena: interrupted"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT")
+def test_ctrl_c_stops_the_workers():
+    """SIGINT to the whole process group, as a terminal sends it: status 130, one line,
+    and no worker process left behind."""
+    cmd = [sys.executable, "-m", "agents.arena", "--a", "search:k=8", "--b", "hard", "--deals", "300"]
+    proc = subprocess.Popen(
+        [*cmd, "--workers", "2"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    time.sleep(3.0)  # imports, the spec check, workers started and playing
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and out == ""
+    assert err.replace("\r", "\n").strip().splitlines()[-1] == "python -m agents.arena: interrupted"
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            os.killpg(proc.pid, 0)  # anyone left in the group (a worker)?
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "worker processes outlived the arena"
+        time.sleep(0.1)
 
 
 # ---------------------------------------------------------------------- duplicate deals

@@ -1,0 +1,178 @@
+"""The command line, ``python -m agents.arena`` (see the package docstring).
+
+Every bad input is one line on stderr and exit status 2, found before the first deal
+is played: argument values, rule options, agent specs (each is built once, so a
+missing or foreign checkpoint shows here), and matplotlib when ``--plot`` asks for a
+picture. Once a run has finished its results are printed first; a picture that cannot
+be written is then one more error line (status 2), never a lost run. Ctrl-C stops the
+workers and exits with status 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs
+
+from ..registry import spec_help
+from .play import MODES
+from .plot import plot_ladder, require_matplotlib
+from .results import DuelResult, RoundRobinResult, duel_ratings
+from .run import check_duel, check_round_robin, run_duel, run_round_robin
+
+PROG = "python -m agents.arena"
+DEFAULT_A = "hard"
+DEFAULT_B = "medium"
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C
+
+
+class BadInput(Exception):
+    """An argument the arena cannot run with; the message is the whole explanation."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """argparse prints the usage and the message; one line is easier to read, and
+        ``--help`` is there for the usage."""
+        raise BadInput(f"{message} (see --help)")
+
+
+def _at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type`` for integers of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"an integer, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        return value
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Duplicate-deal duels and round robins between bots.",
+        epilog="Cross-play: each side's lowest seat plays --a/--b, its other seats the partner spec.\n\n" + spec_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--rules", default="dehla", choices=PRESETS)
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rules option")
+    parser.add_argument("--a", metavar="SPEC", help=f"agent A (default {DEFAULT_A})")
+    parser.add_argument("--b", metavar="SPEC", help=f"agent B (default {DEFAULT_B})")
+    parser.add_argument("--partner-a", "--partner", dest="partner_a", metavar="SPEC", help="A's partner(s)")
+    parser.add_argument("--partner-b", dest="partner_b", metavar="SPEC", help="B's partner(s)")
+    parser.add_argument("--agents", metavar="A,B,...", help="round robin of these agents (instead of --a/--b)")
+    parser.add_argument("--deals", type=_at_least(1), default=1000, help="duplicate deals (each played twice)")
+    parser.add_argument("--seed", type=_at_least(0), default=0)
+    parser.add_argument("--workers", type=_at_least(1), default=None, help="processes (default: all cores)")
+    parser.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match")
+    parser.add_argument("--bootstrap", type=_at_least(1), default=200, metavar="N", help="rating bootstrap resamples")
+    parser.add_argument("--plot", metavar="FILE.png", help="draw the ladder (ratings with 95%% intervals)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    parser.add_argument("--quiet", action="store_true", help="no progress display")
+    return parser
+
+
+def split_agents(text: str) -> list[str]:
+    """The specs of ``--agents``, separated by commas. A piece of the form ``key=value``
+    continues the spec before it (agent names hold no ``=``), so ``search:k=16,depth=5``
+    and ``policy:PATH,sample=1`` stay whole."""
+    if not text.strip():
+        raise BadInput(f"--agents needs at least two agent specs, not {text!r}")
+    specs: list[str] = []
+    for raw in text.split(","):
+        piece = raw.strip()
+        if not piece:
+            raise BadInput(f"--agents: an empty agent spec in {text!r}")
+        if specs and "=" in piece and ":" not in piece.partition("=")[0]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    if len(specs) < 2:
+        raise BadInput(f"--agents needs at least two agent specs, not {text!r}")
+    return specs
+
+
+def _workers(requested: int | None) -> int | None:
+    """``--workers``, capped at the CPU count with a note: more processes than cores
+    only add start-up time and memory (the result is the same with any number)."""
+    cpus = os.cpu_count() or 1
+    if requested is not None and requested > cpus:
+        _say(f"note: --workers {requested} is more than the {cpus} CPUs here; using {cpus}")
+        return cpus
+    return requested
+
+
+def _say(line: str) -> None:
+    print(f"{PROG}: {' '.join(line.split())}", file=sys.stderr)
+
+
+def _fail(error: BaseException | str) -> int:
+    _say(f"error: {error}")
+    return EXIT_BAD_INPUT
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        rules = make_rules(args.rules, parse_option_pairs(args.option))
+        workers = _workers(args.workers)
+        agents = None
+        if args.agents is not None:
+            duel_flags = {"--a": args.a, "--b": args.b, "--partner-a": args.partner_a, "--partner-b": args.partner_b}
+            given = [flag for flag, value in duel_flags.items() if value is not None]
+            if given:
+                raise BadInput(f"{', '.join(given)}: for a duel, not for a round robin (--agents)")
+            agents = split_agents(args.agents)
+            check_round_robin(rules, agents, args.deals, args.seed, args.mode)
+        else:
+            args.a = DEFAULT_A if args.a is None else args.a
+            args.b = DEFAULT_B if args.b is None else args.b
+            check_duel(rules, args.a, args.b, args.deals, args.seed, args.mode, args.partner_a, args.partner_b)
+        if args.plot:
+            require_matplotlib()
+    except (BadInput, ValueError, ModuleNotFoundError) as e:  # RulesError and CheckpointError are ValueErrors
+        return _fail(e)
+
+    result: DuelResult | RoundRobinResult
+    progress = not args.quiet
+    if agents is not None:
+        result = run_round_robin(
+            rules, agents, args.deals, args.seed, workers, args.mode, n_boot=args.bootstrap, progress=progress
+        )
+    else:
+        result = run_duel(
+            rules, args.a, args.b, args.deals, args.seed, workers, args.mode, args.partner_a, args.partner_b, progress
+        )
+    print(json.dumps(result.as_dict()) if args.json else result.table(), flush=True)
+    if args.plot:
+        try:
+            _plot(result, rules, args.plot, args.bootstrap)
+        except (OSError, ValueError, ModuleNotFoundError) as e:
+            return _fail(f"--plot {args.plot}: the results are above, the picture was not written: {e}")
+    return 0
+
+
+def _plot(result: DuelResult | RoundRobinResult, rules: Rules, path: str, n_boot: int) -> None:
+    if isinstance(result, RoundRobinResult):
+        result.plot(path)
+    else:
+        plot_ladder(duel_ratings(result, n_boot), path, title=f"{rules} ({result.deals} deals x 2)")

@@ -1,0 +1,243 @@
+"""Playing: one hand on a given deck, one whole match on the arena's deck streams, and
+one duplicate deal (both games, sides swapped) scored from A's side.
+
+Every seat's decision goes through :func:`dehla_env.view.view_of`, so agents see only
+what their seat may know. Agents are made fresh for every game from their spec and the
+seed of their seat (:func:`agent_seed`), so a deal's result depends on the deal alone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dehla_env.engine import DRAW, MatchState, Phase
+from dehla_env.rules import Rules
+from dehla_env.view import PlayerView, view_of
+
+from ..base import Agent
+from ..registry import make_agent
+from .deals import CHANCE, MATCH_DRAW, agent_seed, deal_dealer, deal_deck, match_deck, seat_specs
+
+MODES = ("hand", "match")
+MATCH_HAND_CAP = 1000  # a match with no max_hands stops here (a draw)
+
+#: per spec: [seconds inside ``act``, decisions]
+Clock = dict[str, list[float]]
+
+
+@dataclass(frozen=True)
+class HandOutcome:
+    """One hand's result, seen from side 0."""
+
+    winner: int | None  # side that won the hand/round (None: no winner)
+    tens: tuple[int, int]
+    tricks: tuple[int, int]
+    points: tuple[int, int]  # points gained in this hand (court-piece, coat-pees, points modes)
+    kot: int | None
+    decisions: int
+
+
+def play_hand(
+    rules: Rules, deck: Sequence[int], dealer: int, seats: Sequence[Agent], rng: np.random.Generator
+) -> HandOutcome:
+    """Play one hand from ``deck`` with ``seats[s]`` deciding for seat ``s``; ``rng`` is
+    chance (the R1.4 draw)."""
+    match = MatchState(rules, dealer)
+    match.apply_deal(deck)
+    decisions = 0
+    hand = match.hand
+    while not hand.complete:
+        if match.is_chance():
+            match.sample_chance(rng)
+            continue
+        seat = hand.to_act
+        action = seats[seat].act(view_of(match, seat))
+        match.apply_action(action)
+        decisions += 1
+    summary = match.summaries[-1]
+    return HandOutcome(
+        winner=summary.hand_winner,
+        tens=(hand.tens[0], hand.tens[1]),
+        tricks=(hand.tricks[0], hand.tricks[1]),
+        points=(summary.points[0], summary.points[1]),
+        kot=summary.kot,
+        decisions=decisions,
+    )
+
+
+@dataclass(frozen=True)
+class _MatchPlayed:
+    """One whole match, seen from side 0."""
+
+    winner: int | str | None  # 0, 1, DRAW, or None when stopped at MATCH_HAND_CAP
+    hand_winners: tuple[int | None, ...]
+    kots: tuple[int, ...]
+    points: tuple[int, ...]
+    tens: tuple[int, int]  # summed over the match's hands
+    decisions: int
+
+
+def _play_match(rules: Rules, first_dealer: int, seats: Sequence[Agent], seed: int, index: int) -> _MatchPlayed:
+    """A whole match with per-hand deck and draw streams, so both games of a deal see the
+    same decks in the same order however long each game's match runs."""
+    match = MatchState(rules, first_dealer)
+    cap = rules.max_hands if rules.max_hands is not None else MATCH_HAND_CAP
+    decisions = 0
+    tens = [0, 0]
+    dealt = 0
+    while not match.is_terminal() and match.hands_completed < cap:
+        if match.is_chance():
+            if match.hand.phase == Phase.DRAW:
+                match.sample_chance(np.random.default_rng([seed, index, MATCH_DRAW, dealt - 1]))
+            else:
+                match.apply_deal(deal_deck(rules, seed, index) if dealt == 0 else match_deck(rules, seed, index, dealt))
+                dealt += 1
+            continue
+        seat = match.current_player()
+        match.apply_action(seats[seat].act(view_of(match, seat)))
+        decisions += 1
+        if match.hand.complete:
+            tens[0] += match.hand.tens[0]
+            tens[1] += match.hand.tens[1]
+    return _MatchPlayed(
+        winner=match.winner,
+        hand_winners=tuple(s.hand_winner for s in match.summaries),
+        kots=tuple(match.kots),
+        points=tuple(match.points),
+        tens=(tens[0], tens[1]),
+        decisions=decisions,
+    )
+
+
+class TimedAgent(Agent):
+    """Counts the decisions and the seconds spent inside ``act`` of the wrapped agent, so
+    the arena reports each spec's own speed, not the engine's."""
+
+    def __init__(self, inner: Agent, clock: Clock, spec: str) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.rng = inner.rng
+        self._entry = clock.setdefault(spec, [0.0, 0.0])
+
+    def seed(self, seed: int | None) -> None:
+        self.inner.seed(seed)
+        self.rng = self.inner.rng
+
+    def act(self, view: PlayerView) -> int:
+        t = time.perf_counter()
+        action = self.inner.act(view)
+        entry = self._entry
+        entry[0] += time.perf_counter() - t
+        entry[1] += 1
+        return action
+
+
+@dataclass(frozen=True)
+class Task:
+    """Deals ``start..stop-1`` of one duel: what a worker process is sent (picklable)."""
+
+    rules: Rules
+    spec_a: str
+    spec_b: str
+    partner_a: str | None
+    partner_b: str | None
+    seed: int
+    mode: str
+    start: int
+    stop: int
+    key: Any = None  # which duel of a round robin
+
+
+@dataclass(frozen=True)
+class DealRecord:
+    """Both games of one deal, from A's side."""
+
+    index: int
+    hands: int  # hands played in the two games
+    a_hands: float  # hands won by A, no-winner counting half
+    tens_diff: int  # A minus B, summed over the hands
+    points_diff: int
+    kots_a: int
+    kots_b: int
+    a_matches: float  # match mode: matches won by A of the two (draw: half); hand mode: 0
+    decisions: int
+    game_scores: tuple[float, float]  # A's share of the hands won in game 0 and game 1
+
+
+def _share(winner: int | str | None, a_side: int) -> float:
+    """A's score of one hand or match: a win 1, no winner or a draw half."""
+    if winner is None or winner == DRAW:
+        return 0.5
+    return 1.0 if winner == a_side else 0.0
+
+
+def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
+    """Play deal ``index`` both ways round."""
+    rules = task.rules
+    clock = {} if clock is None else clock
+    dealer = deal_dealer(rules, index)
+    deck = deal_deck(rules, task.seed, index) if task.mode == "hand" else None
+    hands = 0
+    a_hands = 0.0
+    tens_diff = points_diff = kots_a = kots_b = decisions = 0
+    a_matches = 0.0
+    game_scores = []
+    for game in (0, 1):
+        a, b = game, 1 - game  # A's side, B's side
+        specs = seat_specs(rules.players, game, task.spec_a, task.spec_b, task.partner_a, task.partner_b)
+        seats: list[Agent] = [
+            TimedAgent(make_agent(spec, rules, agent_seed(task.seed, index, s)), clock, spec)
+            for s, spec in enumerate(specs)
+        ]
+        if task.mode == "hand":
+            assert deck is not None
+            chance = np.random.default_rng([task.seed, index, CHANCE])
+            out = play_hand(rules, deck, dealer, seats, chance)
+            share = _share(out.winner, a)
+            hands += 1
+            a_hands += share
+            game_scores.append(share)
+            tens_diff += out.tens[a] - out.tens[b]
+            points_diff += out.points[a] - out.points[b]
+            kots_a += out.kot == a
+            kots_b += out.kot == b
+            decisions += out.decisions
+        else:
+            m = _play_match(rules, dealer, seats, task.seed, index)
+            won = sum(_share(w, a) for w in m.hand_winners)
+            n = len(m.hand_winners)
+            hands += n
+            a_hands += won
+            game_scores.append(won / n if n else 0.5)
+            tens_diff += m.tens[a] - m.tens[b]
+            points_diff += m.points[a] - m.points[b]
+            kots_a += m.kots[a]
+            kots_b += m.kots[b]
+            a_matches += _share(m.winner, a)
+            decisions += m.decisions
+    return DealRecord(
+        index=index,
+        hands=hands,
+        a_hands=a_hands,
+        tens_diff=tens_diff,
+        points_diff=points_diff,
+        kots_a=kots_a,
+        kots_b=kots_b,
+        a_matches=a_matches,
+        decisions=decisions,
+        game_scores=(game_scores[0], game_scores[1]),
+    )
+
+
+def run_chunk(task: Task) -> tuple[Any, list[DealRecord], Clock, float]:
+    """Worker entry point: the records of deals ``task.start..task.stop-1``, the time
+    each spec spent deciding, and the chunk's wall time."""
+    t = time.perf_counter()
+    clock: Clock = {}
+    records = [play_deal(task, i, clock) for i in range(task.start, task.stop)]
+    return task.key, records, clock, time.perf_counter() - t

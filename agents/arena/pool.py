@@ -1,0 +1,145 @@
+"""Running chunks of deals: in this process or a pool of worker processes, with a
+progress display, and a clean stop on Ctrl-C.
+
+Deals are cut into chunks (at most 50 deals, about eight per worker) so the pool stays
+busy to the end; records come back in any order and are sorted by deal, so the result
+does not depend on the number of workers. Progress uses tqdm where it is installed (a
+dev extra) and a plain line on stderr otherwise, so nothing but numpy is needed to run.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any, Protocol, TextIO
+
+from .play import Clock, DealRecord, Task, run_chunk
+
+#: per task key: the duel's records (sorted by deal), its clock, and the chunks' summed wall time
+Collected = dict[Any, tuple[list[DealRecord], Clock, float]]
+
+
+def chunks(deals: int, workers: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of every chunk of deals ``0..deals-1``."""
+    size = max(1, min(50, math.ceil(deals / max(1, workers * 8))))
+    return [(s, min(deals, s + size)) for s in range(0, deals, size)]
+
+
+def resolve_workers(workers: int | None) -> int:
+    """The number of processes: ``None`` is every core; below 1 is one (in-process)."""
+    return max(1, workers if workers is not None else (os.cpu_count() or 1))
+
+
+class Progress(Protocol):
+    def update(self, n: int) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class LineProgress:
+    """A plain progress line on ``stream``: rewritten in place on a terminal (at most
+    five times a second), one line every ten seconds in a log file."""
+
+    def __init__(self, total: int, stream: TextIO | None = None) -> None:
+        self.total = total
+        self.done = 0
+        self.stream = sys.stderr if stream is None else stream  # looked up now: stderr may be redirected
+        self.tty = self.stream.isatty()
+        self.every = 0.2 if self.tty else 10.0
+        self.start = self.last = time.perf_counter()
+        self.written = False
+
+    def update(self, n: int) -> None:
+        self.done += n
+        now = time.perf_counter()
+        if self.done < self.total and now - self.last < self.every:
+            return
+        self.last = now
+        elapsed = now - self.start
+        text = f"{self.done}/{self.total} deals ({100 * self.done / max(1, self.total):.0f}%), {elapsed:.0f} s"
+        if 0 < self.done < self.total:
+            text += f", ~{elapsed * (self.total - self.done) / self.done:.0f} s left"
+        self.stream.write(f"\r{text}\033[K" if self.tty else text + "\n")
+        self.stream.flush()
+        self.written = True
+
+    def close(self) -> None:
+        if self.tty and self.written:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def make_progress(total: int) -> Progress:
+    """tqdm's bar on stderr where tqdm is installed, else :class:`LineProgress`."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return LineProgress(total)
+    bar: Progress = tqdm(total=total, unit="deal", file=sys.stderr, smoothing=0.05)
+    return bar
+
+
+def worker_init() -> None:
+    """Each worker: one thread for libraries with thread pools (torch policies), and
+    Ctrl-C left to the parent, which stops the pool (a terminal sends SIGINT to every
+    process of the group; without this each worker would print its own traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop the pool now: drop the queued chunks and end the running ones (a chunk of a
+    slow bot can take minutes; waiting for it would look like a hang)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.join(timeout=5)
+
+
+def execute(tasks: Sequence[Task], workers: int, progress: bool) -> Collected:
+    """Run every chunk; results per task key, records sorted by deal. Any exception,
+    KeyboardInterrupt included, stops the workers before it propagates."""
+    bar = make_progress(sum(t.stop - t.start for t in tasks)) if progress else None
+    out: Collected = {}
+
+    def collect(key: Any, records: list[DealRecord], clock: Clock, seconds: float) -> None:
+        recs, total_clock, secs = out.setdefault(key, ([], {}, 0.0))
+        recs.extend(records)
+        for spec, (s, n) in clock.items():
+            entry = total_clock.setdefault(spec, [0.0, 0.0])
+            entry[0] += s
+            entry[1] += n
+        out[key] = (recs, total_clock, secs + seconds)
+        if bar is not None:
+            bar.update(len(records))
+
+    try:
+        if workers <= 1:
+            for task in tasks:
+                collect(*run_chunk(task))
+        else:
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_init)
+            try:
+                futures = [pool.submit(run_chunk, task) for task in tasks]
+                for future in as_completed(futures):
+                    collect(*future.result())
+            except BaseException:
+                _stop(pool)
+                raise
+            pool.shutdown()
+    finally:
+        if bar is not None:
+            bar.close()
+    for recs, _, _ in out.values():
+        recs.sort(key=lambda r: r.index)
+    return out

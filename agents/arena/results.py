@@ -1,0 +1,267 @@
+"""Results: a duel's and a round robin's per-deal records, the figures computed from
+them (intervals over deals, ratings), and their text tables and JSON objects.
+
+Everything here is computed from the records alone, so a result can be rebuilt,
+merged or re-tabled without playing again.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dehla_env.rules import Rules
+
+from ..stats import Estimate, Ratings, bootstrap_ci, fit_ratings, format_table, ratio_ci
+from .play import Clock, DealRecord
+from .plot import plot_ladder
+
+
+def points_matter(rules: Rules) -> bool:
+    """Whether the ruleset scores points per hand (court-piece, coat-pees, points mode)."""
+    return rules.scores_points
+
+
+@dataclass
+class DuelResult:
+    """A duel's per-deal records and its figures (all from A's side)."""
+
+    rules: Rules
+    a: str
+    b: str
+    seed: int
+    mode: str
+    partner_a: str | None
+    partner_b: str | None
+    records: list[DealRecord]
+    seconds: float
+    clock: Clock = field(default_factory=dict)
+    workers: int = 1
+
+    # ----- per-deal arrays
+    @property
+    def deals(self) -> int:
+        return len(self.records)
+
+    def _arr(self, name: str) -> np.ndarray:
+        return np.array([getattr(r, name) for r in self.records], dtype=float)
+
+    @property
+    def hands(self) -> int:
+        return int(sum(r.hands for r in self.records))
+
+    @property
+    def win_rate(self) -> Estimate:
+        """Share of hands won by A (no winner: half), normal interval over deals."""
+        return ratio_ci(self._arr("a_hands"), self._arr("hands"))
+
+    def win_rate_bootstrap(self, n_boot: int = 2000) -> Estimate:
+        return bootstrap_ci(self._arr("a_hands"), self._arr("hands"), n_boot=n_boot, seed=self.seed)
+
+    @property
+    def tens_diff(self) -> Estimate:
+        return ratio_ci(self._arr("tens_diff"), self._arr("hands"))
+
+    @property
+    def points_diff(self) -> Estimate:
+        return ratio_ci(self._arr("points_diff"), self._arr("hands"))
+
+    @property
+    def match_win_rate(self) -> Estimate | None:
+        if self.mode != "match":
+            return None
+        return ratio_ci(self._arr("a_matches"), np.full(self.deals, 2.0))
+
+    @property
+    def kots_a(self) -> int:
+        return int(sum(r.kots_a for r in self.records))
+
+    @property
+    def kots_b(self) -> int:
+        return int(sum(r.kots_b for r in self.records))
+
+    @property
+    def decisions(self) -> int:
+        return int(sum(r.decisions for r in self.records))
+
+    def speeds(self) -> dict[str, float]:
+        """Decisions per second inside ``act``, per spec."""
+        return {spec: (n / s if s > 0 else float("inf")) for spec, (s, n) in self.clock.items()}
+
+    def rating_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per deal: what A scored and out of how many (hands; matches in match mode)."""
+        if self.mode == "match":
+            return self._arr("a_matches"), np.full(self.deals, 2.0)
+        return self._arr("a_hands"), self._arr("hands")
+
+    # ----- output
+    def as_dict(self) -> dict[str, Any]:
+        wr = self.win_rate
+        boot = self.win_rate_bootstrap()
+        td = self.tens_diff
+        pd = self.points_diff
+        out: dict[str, Any] = {
+            "rules": self.rules.name,
+            "options": self.rules.option_dict(),
+            "a": self.a,
+            "b": self.b,
+            "partner_a": self.partner_a,
+            "partner_b": self.partner_b,
+            "seed": self.seed,
+            "mode": self.mode,
+            "deals": self.deals,
+            "hands": self.hands,
+            "hands_won_a": float(self._arr("a_hands").sum()),
+            "win_rate": wr.value,
+            "ci_low": wr.low,
+            "ci_high": wr.high,
+            "boot_low": boot.low,
+            "boot_high": boot.high,
+            "tens_diff": td.value,
+            "tens_diff_ci": [td.low, td.high],
+            "points_diff": pd.value,
+            "points_diff_ci": [pd.low, pd.high],
+            "kots_a": self.kots_a,
+            "kots_b": self.kots_b,
+            "decisions": self.decisions,
+            "decisions_per_second": {k: round(v, 1) for k, v in self.speeds().items()},
+            "seconds": round(self.seconds, 3),
+            "workers": self.workers,
+        }
+        mw = self.match_win_rate
+        if mw is not None:
+            out.update(
+                matches=2 * self.deals,
+                matches_won_a=float(self._arr("a_matches").sum()),
+                match_win_rate=mw.value,
+                match_ci_low=mw.low,
+                match_ci_high=mw.high,
+            )
+        return finite(out)
+
+    def label(self, side: str) -> str:
+        spec = self.a if side == "a" else self.b
+        partner = self.partner_a if side == "a" else self.partner_b
+        return spec if partner is None else f"{spec}+{partner}"
+
+    def table(self) -> str:
+        wr = self.win_rate
+        boot = self.win_rate_bootstrap()
+        head = (
+            f"{self.rules}  A={self.label('a')} vs B={self.label('b')}  "
+            f"{self.deals} deals x 2 (duplicate), seed {self.seed}, mode {self.mode}"
+        )
+        rows: list[list[str]] = []
+
+        def est(name: str, e: Estimate, digits: int = 4) -> None:
+            rows.append([name, f"{e.value:.{digits}f}", f"[{e.low:.{digits}f}, {e.high:.{digits}f}]"])
+
+        est("A hand win rate" if self.mode == "hand" else "A hand win rate (all hands)", wr)
+        rows.append(["  (bootstrap)", "", f"[{boot.low:.4f}, {boot.high:.4f}]"])
+        rows.append(["  hands won by A", f"{self._arr('a_hands').sum():g} of {self.hands}", ""])
+        mw = self.match_win_rate
+        if mw is not None:
+            est("A match win rate", mw)
+            rows.append(["  matches won by A", f"{self._arr('a_matches').sum():g} of {2 * self.deals}", ""])
+        if self.rules.tens_scoring:
+            est("tens A-B / hand", self.tens_diff, 3)
+        if points_matter(self.rules):
+            est("points A-B / hand", self.points_diff, 3)
+        rows.append(["kots A-B", f"{self.kots_a}-{self.kots_b}", ""])
+        speeds = ", ".join(f"{k} {v:,.0f}" for k, v in self.speeds().items())
+        foot = f"{self.decisions:,} decisions in {self.seconds:.1f} s ({self.workers} workers); decisions/s: {speeds}"
+        return "\n".join([head, format_table(["", "value", "95% interval"], rows, align="lrr"), foot])
+
+
+def finite(obj: Any) -> Any:
+    """JSON-safe: NaN and infinities become null (``json.dumps`` would write ``NaN``,
+    which is not JSON)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [finite(v) for v in obj]
+    return obj
+
+
+@dataclass
+class RoundRobinResult:
+    """Every pair's duel on the same deals, and the Bradley-Terry ratings fitted to all."""
+
+    rules: Rules
+    agents: list[str]
+    seed: int
+    mode: str
+    duels: dict[tuple[int, int], DuelResult]
+    ratings: Ratings
+    seconds: float
+
+    @property
+    def deals(self) -> int:
+        return next(iter(self.duels.values())).deals
+
+    def matrix(self) -> np.ndarray:
+        """``m[i, j]``: what agent ``i`` scored against ``j`` (hands; matches in match mode); NaN on the diagonal."""
+        k = len(self.agents)
+        m = np.full((k, k), np.nan)
+        for (i, j), duel in self.duels.items():
+            score, games = duel.rating_data()
+            r = float(score.sum() / games.sum())
+            m[i, j] = r
+            m[j, i] = 1.0 - r
+        return m
+
+    def as_dict(self) -> dict[str, Any]:
+        return finite(
+            {
+                "rules": self.rules.name,
+                "options": self.rules.option_dict(),
+                "agents": self.agents,
+                "seed": self.seed,
+                "mode": self.mode,
+                "deals": self.deals,
+                "ratings": self.ratings.as_dict(),
+                "matrix": [[None if np.isnan(x) else float(x) for x in row] for row in self.matrix()],
+                "pairs": [d.as_dict() for d in self.duels.values()],
+                "seconds": round(self.seconds, 3),
+            }
+        )
+
+    def table(self) -> str:
+        unit = "matches" if self.mode == "match" else "hands"
+        head = (
+            f"{self.rules}  round robin of {len(self.agents)}, {self.deals} deals x 2 per pair, seed {self.seed}, "
+            f"mode {self.mode}"
+        )
+        ratings = "Bradley-Terry ratings (Elo scale, mean 0; 95% bootstrap over deals, "
+        ratings += f"{self.ratings.n_boot} resamples):\n" + self.ratings.table()
+        m = self.matrix()
+        order = self.ratings.order()
+        rows = [[self.agents[i]] + ["" if i == j else f"{m[i, j]:.3f}" for j in order] for i in order]
+        matrix = f"share of {unit} won by the row against the column:\n" + format_table(
+            ["", *[self.agents[j] for j in order]], rows
+        )
+        pair_rows = []
+        for (i, j), d in self.duels.items():
+            wr = d.win_rate if self.mode == "hand" else d.match_win_rate
+            assert wr is not None
+            pair_rows.append(
+                [f"{self.agents[i]} vs {self.agents[j]}", f"{wr.value:.4f}", f"[{wr.low:.4f}, {wr.high:.4f}]"]
+            )
+        pairs = format_table(["pair", "A score", "95% interval"], pair_rows, align="lrr")
+        return "\n\n".join([head, ratings, matrix, pairs, f"{self.seconds:.1f} s"])
+
+    def plot(self, path: str) -> None:
+        plot_ladder(self.ratings, path, title=f"{self.rules} ({self.deals} deals x 2 per pair, seed {self.seed})")
+
+
+def duel_ratings(duel: DuelResult, n_boot: int = 200) -> Ratings:
+    """The two-agent ladder of one duel (for ``--plot`` without ``--agents``)."""
+    names = [duel.label("a"), duel.label("b")]
+    if names[0] == names[1]:
+        names = [names[0] + " (A)", names[1] + " (B)"]
+    return fit_ratings(names, {(0, 1): duel.rating_data()}, n_boot=n_boot, seed=duel.seed)

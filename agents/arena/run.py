@@ -1,0 +1,115 @@
+"""The Python entry points: :func:`run_duel` and :func:`run_round_robin`.
+
+Each checks everything it was given before playing a single deal (the ruleset's
+agents are built once, so an unknown spec or an unusable checkpoint is a
+``ValueError`` at once, not in a worker process an hour later), cuts the deals into
+chunks, runs them (:mod:`.pool`) and wraps the records in a result (:mod:`.results`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from dehla_env.rules import Rules
+
+from ..registry import make_agent
+from ..stats import fit_ratings
+from .play import MODES, Task
+from .pool import chunks, execute, resolve_workers
+from .results import DuelResult, RoundRobinResult
+
+
+def _check_specs(rules: Rules, specs: Sequence[str | None]) -> None:
+    for spec in specs:
+        if spec is not None:
+            make_agent(spec, rules, 0)  # raises ValueError for an unknown spec or an unusable checkpoint
+
+
+def _check_run(deals: int, seed: int, mode: str) -> None:
+    if deals < 1:
+        raise ValueError(f"deals must be at least 1, not {deals}")
+    if seed < 0:
+        raise ValueError(f"seed must be non-negative, not {seed}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+
+
+def check_duel(
+    rules: Rules,
+    spec_a: str,
+    spec_b: str,
+    deals: int,
+    seed: int,
+    mode: str = "hand",
+    partner_a: str | None = None,
+    partner_b: str | None = None,
+) -> None:
+    """``ValueError`` if :func:`run_duel` with these arguments could not run."""
+    _check_run(deals, seed, mode)
+    _check_specs(rules, [spec_a, spec_b, partner_a, partner_b])
+
+
+def check_round_robin(rules: Rules, agents: Sequence[str], deals: int, seed: int, mode: str = "hand") -> None:
+    """``ValueError`` if :func:`run_round_robin` with these arguments could not run."""
+    _check_run(deals, seed, mode)
+    agents = list(agents)
+    if len(agents) < 2:
+        raise ValueError("a round robin needs at least two agents")
+    if len(set(agents)) != len(agents):
+        raise ValueError(f"agents repeat in {agents}")
+    _check_specs(rules, agents)
+
+
+def run_duel(
+    rules: Rules,
+    spec_a: str,
+    spec_b: str,
+    deals: int,
+    seed: int,
+    workers: int | None = 1,
+    mode: str = "hand",
+    partner_a: str | None = None,
+    partner_b: str | None = None,
+    progress: bool = False,
+) -> DuelResult:
+    """A plays B on ``deals`` duplicate deals (see the package docstring)."""
+    check_duel(rules, spec_a, spec_b, deals, seed, mode, partner_a, partner_b)
+    n = resolve_workers(workers)
+    tasks = [Task(rules, spec_a, spec_b, partner_a, partner_b, seed, mode, s, e) for s, e in chunks(deals, n)]
+    t = time.perf_counter()
+    records, clock, _ = execute(tasks, n, progress)[None]
+    return DuelResult(
+        rules, spec_a, spec_b, seed, mode, partner_a, partner_b, records, time.perf_counter() - t, clock, n
+    )
+
+
+def run_round_robin(
+    rules: Rules,
+    agents: Sequence[str],
+    deals: int,
+    seed: int,
+    workers: int | None = 1,
+    mode: str = "hand",
+    n_boot: int = 200,
+    progress: bool = False,
+) -> RoundRobinResult:
+    """Every pair of ``agents`` plays a duel on the same duplicate deals; ratings from all."""
+    check_round_robin(rules, agents, deals, seed, mode)
+    agents = list(agents)
+    n = resolve_workers(workers)
+    pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+    tasks = [
+        Task(rules, agents[i], agents[j], None, None, seed, mode, s, e, key=(i, j))
+        for (i, j) in pairs
+        for s, e in chunks(deals, n)
+    ]
+    t = time.perf_counter()
+    results = execute(tasks, n, progress)
+    seconds = time.perf_counter() - t
+    duels = {}
+    for i, j in pairs:
+        records, clock, secs = results[(i, j)]
+        duels[(i, j)] = DuelResult(rules, agents[i], agents[j], seed, mode, None, None, records, secs / n, clock, n)
+    ratings = fit_ratings(agents, {p: d.rating_data() for p, d in duels.items()}, n_boot=n_boot, seed=seed)
+    return RoundRobinResult(rules, agents, seed, mode, duels, ratings, seconds)
