@@ -27,14 +27,15 @@ The bots read only the seat's :class:`~dehla_env.view.PlayerView`.
 from __future__ import annotations
 
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_action
-from dehla_env.cards import TEN_RANK
+from dehla_env.cards import TEN_RANK, cards_in
 from dehla_env.engine import Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.tricks import trick_winner
 from dehla_env.view import PlayerView
 
 from .base import Agent
-from .knowledge import Knowledge, sample_hidden_hands, tens_in
+from .knowledge import Knowledge, tens_in
+from .sampler import WorldSampler
 
 LEVELS = ("easy", "medium", "hard")
 
@@ -251,7 +252,8 @@ class HardAgent(HeuristicAgent):
         # spans tricks and the analytic model does as well; with six players (R2.8)
         # sampling 130 unseen cards costs more than it gains.
         if self.samples > 0 and know.after and not view.rules.has_middle and view.num_players == 4:
-            worlds = [w for w in (sample_hidden_hands(view, know.unseen, self.rng) for _ in range(self.samples)) if w]
+            sampler = WorldSampler(view)
+            worlds = [[cards_in(mask) for mask in sampler.sample(self.rng).hands] for _ in range(self.samples)]
             if worlds:
                 scored = [(self._sampled_value(view, know, c, worlds), -(c % 13), c) for c in legal]
                 return max(scored)[2]

@@ -15,9 +15,8 @@ import time
 
 import numpy as np
 
-from agents.arena import deal_deck
+from agents.arena import deal_deck, play_hand
 from agents.registry import make_agent
-from agents.runner import play_hand
 from agents.stats import format_table
 from dehla_env.rules import make_rules
 

@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from dehla_env.cards import shuffled_deck
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
 
@@ -62,7 +63,7 @@ def bare_loop(decks: list[list[int]], randoms: list[float]) -> tuple[float, int]
 def engine_run(name: str, options: dict, hands: int, seed: int) -> tuple[float, int]:
     rules = make_rules(name, options)
     rng = np.random.default_rng(seed)
-    decks = [[int(c) % 52 for c in rng.permutation(rules.deck_size)] for _ in range(hands)]
+    decks = [shuffled_deck(rng, rules.packs) for _ in range(hands)]
     randoms = rng.random(hands * 200).tolist()
     k = 0
     moves = 0

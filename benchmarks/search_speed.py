@@ -27,12 +27,13 @@ import time
 
 import numpy as np
 
+from agents.arena import play_hand
 from agents.base import Agent
 from agents.registry import make_agent
-from agents.runner import play_hand
 from agents.sampler import WorldSampler
 from agents.solver import Solver, position_of, solvable
 from dehla_env import MatchState, make_rules
+from dehla_env.cards import shuffled_deck
 from dehla_env.engine import HandState, Phase
 from dehla_env.rules import PRESETS, Rules
 from dehla_env.view import PlayerView, view_of
@@ -130,7 +131,7 @@ def bench_search(rules: Rules, settings: list[tuple[int, int]], hands: int, seed
         log: dict[int, list[float]] = {}
         for i in range(hands):
             rng = np.random.default_rng([seed, 3, i])
-            deck = [int(c) % 52 for c in rng.permutation(rules.deck_size)]
+            deck = shuffled_deck(rng, rules.packs)
             side = i % 2
             seats: list[Agent] = [
                 _Clock(make_agent(spec, rules, 10 * i + s), log) if s % 2 == side else make_agent("hard", rules, s)
