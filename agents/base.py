@@ -1,23 +1,16 @@
 """The one small interface every bot implements.
 
 An agent maps what one seat may know to a legal action of the flat layout
-(:mod:`dehla_env.actions`). Two entry points, one behaviour:
-
-* :meth:`Agent.act` takes a :class:`~dehla_env.view.PlayerView` (bots that reason
-  about cards read this);
-* :meth:`Agent.act_observation` takes an environment observation (``{"observation",
-  "action_mask"}``) for agents that only need the encoded vector (neural policies).
-
-Bots that need the view but are handed an observation cannot recover the view from
-it; environments and the arena therefore always offer the view (see
-``dehla_env.wrappers``). Agents are seeded at construction and never touch a global
-random generator.
+(:mod:`dehla_env.actions`): :meth:`Agent.act` takes the seat's
+:class:`~dehla_env.view.PlayerView`, the one place that decides what a seat may know
+(R0.6). A neural policy encodes the view itself (:func:`dehla_env.encoding.encode_view`);
+for whole batches of encoded observations see :mod:`agents.batched`. Agents are seeded
+at construction and never touch a global random generator.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
 
 import numpy as np
 
@@ -40,11 +33,6 @@ class Agent(ABC):
     @abstractmethod
     def act(self, view: PlayerView) -> int:
         """A legal action for ``view.seat``; ``view.legal_actions`` lists them."""
-
-    def act_observation(self, observation: dict[str, Any]) -> int:
-        """Default for observation-only callers: a uniformly random legal action."""
-        legal = np.flatnonzero(observation["action_mask"])
-        return int(legal[int(self.rng.integers(len(legal)))])
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

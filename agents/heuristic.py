@@ -148,7 +148,7 @@ class EasyAgent(HeuristicAgent):
             return legal[int(self.rng.integers(len(legal)))]
         winners = [c for c in legal if know.beats(c, know.winning_card)]
         if winners and not know.is_partner(know.winner_seat):
-            return min(winners, key=lambda c: (c // 13 == know.trump_in_force, c % 13))
+            return min(winners, key=lambda c: (c // 13 == know.trump_suit_in_force, c % 13))
         return _lowest(legal, avoid_tens=False)
 
 
@@ -265,7 +265,7 @@ class HardAgent(HeuristicAgent):
         out by the others with the easy rule (win cheaply, else play low)."""
         tens_matter = self._tens_matter(view.rules)
         total = 0.0
-        trump = know.trump_in_force
+        trump = know.trump_suit_in_force
         base_cards = know.trick_cards + [card]
         base_seats = know.trick_seats + [know.seat]
         first_void = view.rules.trump_making is TrumpMaking.FIRST_VOID

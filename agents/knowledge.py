@@ -27,7 +27,7 @@ class Knowledge:
         "unseen",
         "unseen_total",
         "trump",
-        "trump_in_force",
+        "trump_suit_in_force",
         "led",
         "trick_cards",
         "trick_seats",
@@ -62,12 +62,12 @@ class Knowledge:
         # The trump that decides tricks now. A closed trump only the seat knows is
         # not in force yet (R2.4c), but the seat may plan with it.
         self.trump = view.trump
-        self.trump_in_force = view.trump if view.trump_in_force else -1
+        self.trump_suit_in_force = view.trump if view.trump_in_force else -1
         self.led = view.led_suit
         self.trick_cards = [c for _s, c in view.trick]
         self.trick_seats = [s for s, _c in view.trick]
         if self.trick_cards:
-            i = trick_winner(self.trick_cards, self.trump_in_force)
+            i = trick_winner(self.trick_cards, self.trump_suit_in_force)
             self.winner_seat = self.trick_seats[i]
             self.winning_card = self.trick_cards[i]
         else:
@@ -86,7 +86,7 @@ class Knowledge:
 
     def beats(self, card: int, best: int) -> bool:
         """Does ``card``, played later, beat ``best`` under the trump in force (R0.4)?"""
-        return beats(card, best, self.trump_in_force)
+        return beats(card, best, self.trump_suit_in_force)
 
     def unseen_higher(self, card: int) -> int:
         """Unseen cards of ``card``'s suit that rank above it."""
@@ -122,7 +122,7 @@ class Knowledge:
         voids = self.view.voids[seat] if self.counting else (False, False, False, False)
         led = self.led if self.led >= 0 else best // 13
         best_suit = best // 13
-        trump = self.trump_in_force
+        trump = self.trump_suit_in_force
         p_void_led = 1.0 if voids[led] else 1.0 - self.p_holds_any(seat, self.unseen_in_suit(led))
         p = 0.0
         if best_suit == led and not voids[led]:
@@ -142,7 +142,7 @@ class Knowledge:
         """Rough chance that ``seat`` beats ``card`` if we lead it to a new trick."""
         voids = self.view.voids[seat] if self.counting else (False, False, False, False)
         suit = card // 13
-        trump = self.trump_in_force if self.trump_in_force >= 0 else self.trump
+        trump = self.trump_suit_in_force if self.trump_suit_in_force >= 0 else self.trump
         p = 0.0 if voids[suit] else self.p_holds_any(seat, self.unseen_higher(card))
         if trump >= 0 and suit != trump and not voids[trump]:
             p_void = 1.0 if voids[suit] else 1.0 - self.p_holds_any(seat, self.unseen_in_suit(suit))

@@ -44,7 +44,7 @@ from dehla_env.actions import (
     parse_action,
 )
 from dehla_env.cards import NUM_RANKS, RANK_LETTERS, SUIT_LETTERS
-from dehla_env.engine import DRAW, MatchState, Phase, TrumpContext
+from dehla_env.engine import DRAWN, MatchState, Phase, TrumpContext
 from dehla_env.rules import PRESETS, MatchScoring, Rules, TrumpMaking, make_rules, parse_option_pairs
 from dehla_env.view import PlayerView, view_of
 
@@ -520,7 +520,7 @@ class TerminalGame:
             self.say(f"  Kot for side {summary.kot}!{extra}")
         self.say("  " + self.match_score_row(match))
         if match.winner is not None:
-            if match.winner == DRAW:
+            if match.winner == DRAWN:
                 self.say("=== The match is drawn. ===")
             else:
                 result = "you win" if match.winner == mine else "you lose"

@@ -221,12 +221,6 @@ class PolicyAgent(Agent):
             return int(self.rng.choice(NUM_ACTIONS, p=probs / probs.sum()))
         return int(logits.argmax())
 
-    @torch.no_grad()
-    def act_observation(self, observation: dict[str, Any]) -> int:
-        obs = np.asarray(observation["observation"], dtype=np.float32)[None]
-        mask = np.asarray(observation["action_mask"], dtype=bool)[None]
-        return int(act_batch(self.net, obs, mask, self.rng if self.sample else None)[0])
-
 
 def export_torchscript(policy: str | Path | PolicyNet, out: str | Path) -> Path:
     """Export a policy (a network or a checkpoint file) to TorchScript: ``logits = module(obs)``."""

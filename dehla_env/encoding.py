@@ -174,11 +174,6 @@ def observation_size(rules: Rules) -> int:
     return layout_for(rules.players).size
 
 
-def max_plays(rules: Rules) -> int:
-    """Length of the structured history: every card of the deck (R2.8: 156)."""
-    return rules.deck_size
-
-
 def decode(vector: np.ndarray, num_players: int = 4) -> dict[str, np.ndarray]:
     """Split a flat observation into its named slices (shaped), for debugging."""
     lay = layout_for(num_players)
@@ -321,7 +316,8 @@ def encode_view(view: PlayerView) -> np.ndarray:
 
 def history_from_view(view: PlayerView) -> np.ndarray:
     """The ordered card plays of the hand: rows ``(relative seat, card id, trick index)``,
-    padded with -1 to :func:`max_plays` rows. For sequence models."""
+    padded with -1 to one row per card of the deck (156 with three packs, R2.8). For
+    sequence models."""
     n = view.num_players
     out = np.full((view.rules.deck_size, 3), -1, dtype=np.int16)
     i = 0

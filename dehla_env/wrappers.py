@@ -318,11 +318,6 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         """The legal actions now, as a bool array (the sb3-contrib ``MaskablePPO`` hook)."""
         return self._mask().astype(bool)
 
-    @property
-    def current_seat(self) -> int:
-        """The learner seat to act (after the end: the one that acted last)."""
-        return self._seat
-
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")

@@ -89,7 +89,8 @@ def test_a_policy_with_card_features_survives_checkpoint_torchscript_and_agent(t
     torch.manual_seed(0)
     net = PolicyNet(OFF, (32,), card_features=True)
     path = tmp_path / "policy.pt"
-    torch.save({"model": net.state_dict(), "model_config": net.config(), "rules": {"name": "dehla"}}, path)
+    rules = {"name": "dehla", "options": {"trump": "chosen"}}
+    torch.save({"model": net.state_dict(), "model_config": net.config(), "rules": rules}, path)
     loaded, _ = load_policy(path)
     obs = torch.from_numpy(ObservationEncoder(match.rules).encode(match, 1))[None]
     assert loaded.card_features

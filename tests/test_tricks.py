@@ -112,6 +112,6 @@ def test_knowledge_beats_is_the_rule() -> None:
         know = Knowledge(view)
         for c in range(NUM_CARDS):
             for best in (0, 12, 25, 47, 51):
-                assert know.beats(c, best) == beats(c, best, know.trump_in_force)
+                assert know.beats(c, best) == beats(c, best, know.trump_suit_in_force)
         legal = match.legal_actions()
         match.apply_action(legal[int(rng.integers(len(legal)))])

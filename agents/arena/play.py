@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from dehla_env.engine import DRAW, MatchState, Phase
+from dehla_env.engine import DRAWN, MatchState, Phase
 from dehla_env.rules import Rules
 from dehla_env.view import PlayerView, view_of
 
@@ -74,7 +74,7 @@ def play_hand(
 class _MatchPlayed:
     """One whole match, seen from side 0."""
 
-    winner: int | str | None  # 0, 1, DRAW, or None when stopped at MATCH_HAND_CAP
+    winner: int | str | None  # 0, 1, DRAWN, or None when stopped at MATCH_HAND_CAP
     hand_winners: tuple[int | None, ...]
     kots: tuple[int, ...]
     points: tuple[int, ...]
@@ -171,7 +171,7 @@ class DealRecord:
 
 def _share(winner: int | str | None, a_side: int) -> float:
     """A's score of one hand or match: a win 1, no winner or a draw half."""
-    if winner is None or winner == DRAW:
+    if winner is None or winner == DRAWN:
         return 0.5
     return 1.0 if winner == a_side else 0.0
 

@@ -1,11 +1,11 @@
 """The pure rules engine: one hand (:mod:`.hand`) and a whole match (:mod:`.match`)."""
 
 from .hand import CHANCE, NOBODY, HandResult, HandState, Phase, TrumpContext
-from .match import DRAW, TERMINAL, HandSummary, MatchState
+from .match import DRAWN, TERMINAL, HandSummary, MatchState
 
 __all__ = [
     "CHANCE",
-    "DRAW",
+    "DRAWN",
     "NOBODY",
     "TERMINAL",
     "HandResult",

@@ -20,7 +20,7 @@ from ..rules import MatchScoring, Rules
 from .hand import CHANCE, HandResult, HandState, Phase
 
 TERMINAL = -2  # ``current_player`` once the match is over
-DRAW = "draw"
+DRAWN = "draw"  # the winner of a drawn match (R1.9, R2.6, R3.6, R4.5; R6 "draw")
 _NO_ROUND = -1  # R2.7: "previous round" before the first round
 
 
@@ -65,10 +65,6 @@ class MatchState:
         return cls(rules, first_dealer)
 
     # ------------------------------------------------------------------ queries
-    @property
-    def over(self) -> bool:
-        return self.winner is not None
-
     @property
     def dealer(self) -> int:
         return self.hand.dealer
@@ -206,7 +202,7 @@ class MatchState:
             self.winner = kot
         elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
             k0, k1 = self.kots
-            self.winner = 0 if k0 > k1 else 1 if k1 > k0 else DRAW
+            self.winner = 0 if k0 > k1 else 1 if k1 > k0 else DRAWN
         return next_dealer, kot
 
     def _score_direct(self, hand: HandState, result: HandResult) -> tuple[int, int | None]:
@@ -237,7 +233,7 @@ class MatchState:
         elif rules.points_to_win is not None and w is not None and self.points[w] >= rules.points_to_win:
             self.winner = w
         elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
-            self.winner = DRAW  # R2.6 Decision
+            self.winner = DRAWN  # R2.6 Decision
         # R2.7
         if w is not None:
             next_dealer = self._loser_keeps_deal(d, w)
@@ -261,7 +257,7 @@ class MatchState:
             self.winner = w
         elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
             p0, p1 = self.points
-            self.winner = 0 if p0 > p1 else 1 if p1 > p0 else DRAW
+            self.winner = 0 if p0 > p1 else 1 if p1 > p0 else DRAWN
         return self._loser_keeps_deal(hand.dealer, w), kot
 
     def _score_coat_pees(self, hand: HandState, result: HandResult) -> tuple[int, int | None]:
@@ -275,7 +271,7 @@ class MatchState:
         elif p0 - p1 >= rules.gap:
             self.winner = 0
         elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
-            self.winner = 0 if p0 > p1 else 1 if p1 > p0 else DRAW
+            self.winner = 0 if p0 > p1 else 1 if p1 > p0 else DRAWN
         return self._loser_keeps_deal(hand.dealer, result.winner), None
 
     # ------------------------------------------------------------------ copying

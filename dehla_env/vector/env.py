@@ -421,10 +421,6 @@ class VectorEnv:
     def seat(self) -> np.ndarray:
         return self.engine.to_act
 
-    def playing(self) -> np.ndarray:
-        """(N,) bool: the games waiting for a card (not a trump choice or bid)."""
-        return self.engine.phase == PLAY
-
     def close(self) -> None:
         pass
 

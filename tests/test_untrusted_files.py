@@ -1,0 +1,128 @@
+"""A policy file from a user is untrusted: loading it never runs code, at any entry
+point; a broken or foreign file is one clear error; a policy plays only the ruleset it
+was trained for."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.policy import CheckpointError, PolicyNet, load_policy, read_checkpoint  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from dehla_env import make_rules  # noqa: E402
+from dehla_env.encoding import observation_size  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class _Payload:
+    """Unpickling this runs code: it writes the marker file."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (exec, (f"open({str(self.marker)!r}, 'w').write('ran')",))
+
+
+def _payload_file(tmp_path: Path) -> tuple[Path, Path]:
+    marker = tmp_path / "payload-ran"
+    net = PolicyNet(observation_size(make_rules("dehla")), (8,))
+    path = tmp_path / "evil.pt"
+    torch.save(
+        {"model": net.state_dict(), "model_config": net.config(), "rules": {"name": "dehla"}, "x": _Payload(marker)},
+        path,
+    )
+    return path, marker
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_the_loader_refuses_a_payload_and_runs_nothing(tmp_path: Path) -> None:
+    path, marker = _payload_file(tmp_path)
+    with pytest.raises(CheckpointError, match="refused"):
+        read_checkpoint(path)
+    with pytest.raises(CheckpointError, match="refused"):
+        load_policy(path)
+    with pytest.raises(ValueError, match="refused"):
+        make_agent(f"policy:{path}", make_rules("dehla"))
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [
+            "-m",
+            "agents.arena",
+            "--rules",
+            "dehla",
+            "--a",
+            "policy:{path}",
+            "--b",
+            "random",
+            "--deals",
+            "2",
+            "--workers",
+            "1",
+        ],
+        [
+            "-m",
+            "agents.arena",
+            "--rules",
+            "dehla",
+            "--a",
+            "policy:{path}",
+            "--b",
+            "random",
+            "--deals",
+            "4",
+            "--workers",
+            "2",
+        ],
+        ["-m", "agents.play", "--rules", "dehla", "--partner", "policy:{path}"],
+        ["-m", "agents.export", "{path}", "--out", "{tmp}/out.pt"],
+        ["-c", "import gymnasium, agents; gymnasium.make('DehlaPakad-v0', opponents='policy:{path}')"],
+    ],
+    ids=["arena", "arena-2-workers", "play", "export", "gymnasium"],
+)
+def test_every_entry_point_refuses_a_payload(tmp_path: Path, command: list[str]) -> None:
+    path, marker = _payload_file(tmp_path)
+    out = _run(*[c.format(path=path, tmp=tmp_path) for c in command])
+    assert out.returncode != 0
+    assert "refused" in out.stderr
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "text", "truncated", "not-a-policy"])
+def test_a_bad_file_is_one_clear_error(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "p.pt"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "text":
+        path.write_text("hello")
+    elif kind == "truncated":
+        torch.save({"model": {}, "model_config": {}}, path)
+        path.write_bytes(path.read_bytes()[:40])
+    elif kind == "not-a-policy":
+        torch.save({"weights": torch.zeros(3)}, path)
+    with pytest.raises(CheckpointError) as err:
+        load_policy(path)
+    assert str(path) in str(err.value) and "\n" not in str(err.value)
+    out = _run("-m", "agents.arena", "--rules", "dehla", "--a", f"policy:{path}", "--b", "random", "--deals", "2")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+def test_a_policy_refuses_a_ruleset_it_was_not_trained_for() -> None:
+    shipped = make_agent("policy:dehla", make_rules("dehla"))
+    assert shipped.act is not None
+    for rules in (make_rules("dehla", trump="chosen"), make_rules("court-piece"), make_rules("dehla-direct")):
+        with pytest.raises(ValueError, match="was trained for dehla"):
+            make_agent("policy:dehla", rules)
