@@ -359,6 +359,7 @@ def world_state(view: PlayerView, deal: Deal) -> HandState:
     hand.high_bid = max((bid_of(a)[0] for _s, a in view.bids if a != PASS_ACTION), default=MIN_BID - 1)
     hand.contract = view.contract
     hand.played_mask = view.played_mask
+    hand.voids = [sum(1 << s for s in range(4) if v[s]) for v in view.voids]
     return hand
 
 

@@ -50,16 +50,16 @@ from array import array
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
+from typing import Any
 
 import numpy as np
 
 from .actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION
 from .cards import NUM_CARDS, cards_in
 from .engine import MatchState, Phase
-from .engine.hand import HandState
 from .rules import MatchScoring, Rules
 from .tricks import trick_winner
-from .view import PlayerView
+from .view import PlayerView, cards_undealt, own_cards, own_hand_mask, visible_contract, visible_trump
 
 NUM_BID_CHOICES = 2 + (NUM_ACTIONS - BID_OFFSET)  # not yet, pass, 28 bids
 
@@ -218,100 +218,9 @@ _PHASE_INDEX = {Phase.TRUMP: 0, Phase.BID: 1, Phase.PLAY: 2}
 
 
 def encode_view(view: PlayerView) -> np.ndarray:
-    """The reference flat observation, from a :class:`PlayerView` alone."""
-    rules = view.rules
-    n = view.num_players
-    me = view.seat
-    lay = layout_for(n)
-    obs = np.zeros(lay.size, dtype=np.float32)
-
-    def rel(s: int) -> int:
-        return (s - me) % n
-
-    def rside(side: int) -> int:
-        return (side - me) % 2
-
-    o = lay.off("hand")
-    for c in view.hand:
-        obs[o + c] += 1
-    o = lay.off("hand_counts")
-    for s in range(n):
-        obs[o + rel(s)] = view.hand_counts[s] / rules.hand_size
-    o = lay.off("trick")
-    for s, c in view.trick:
-        obs[o + rel(s) * NUM_CARDS + c] += 1
-    if view.phase == Phase.PLAY:
-        obs[lay.off("trick_leader") + rel(view.leader)] = 1
-    if view.led_suit >= 0:
-        obs[lay.off("led_suit") + view.led_suit] = 1
-    if view.trick_winner >= 0:
-        obs[lay.off("trick_winning") + rel(view.trick_winner)] = 1
-    o = lay.off("played")
-    for s in range(n):
-        for c in view.played_by(s):
-            obs[o + rel(s) * NUM_CARDS + c] += 1
-    o = lay.off("won")
-    for side in (0, 1):
-        for c in view.won_cards[side]:
-            obs[o + rside(side) * NUM_CARDS + c] += 1
-    o = lay.off("middle")
-    for c in view.middle:
-        obs[o + c] += 1
-    o = lay.off("middle_info")
-    obs[o] = len(view.middle) / rules.deck_size
-    obs[o + 1] = view.middle_tens / rules.num_tens
-    obs[o + 2] = 1.0 if view.middle else 0.0
-    obs[lay.off("pair_threat") + (rel(view.last_winner) if view.last_winner >= 0 else n)] = 1
-    o = lay.off("voids")
-    for s in range(n):
-        for suit in range(4):
-            if view.voids[s][suit]:
-                obs[o + rel(s) * 4 + suit] = 1
-    if view.trump >= 0:
-        obs[lay.off("trump_suit") + view.trump] = 1
-    o = lay.off("trump_state")
-    if view.trump_hidden:
-        obs[o + 3] = 1
-    elif view.trump < 0:
-        obs[o] = 1
-    elif view.trump_in_force:
-        obs[o + 1] = 1
-    else:
-        obs[o + 2] = 1
-    obs[lay.off("trump_maker") + (rel(view.trump_maker) if view.trump_maker >= 0 else n)] = 1
-    o = lay.off("bids")
-    for s, a in view.bids:
-        row = o + rel(s) * NUM_BID_CHOICES
-        obs[row : row + NUM_BID_CHOICES] = 0
-        obs[row + (1 if a == PASS_ACTION else 2 + a - BID_OFFSET)] = 1
-    bid_rows = {rel(s) for s, _ in view.bids}
-    for r in range(n):
-        if r not in bid_rows:
-            obs[o + r * NUM_BID_CHOICES] = 1
-    if view.contract is not None:
-        bidder, tricks, _suit = view.contract
-        obs[lay.off("contract_seat") + rel(bidder)] = 1
-        o = lay.off("contract_info")
-        obs[o] = tricks / 13
-        obs[o + 1] = 1.0 if bidder % 2 == me % 2 else 0.0
-    else:
-        obs[lay.off("contract_seat") + n] = 1
-    obs[lay.off("dealer") + rel(view.dealer)] = 1
-    obs[lay.off("phase") + _PHASE_INDEX.get(view.phase, 3)] = 1
-    o = lay.off("progress")
-    obs[o] = view.num_tricks_done / rules.num_tricks
-    obs[o + 1] = view.cards_undealt / rules.deck_size
-    o = lay.off("tricks_won")
-    obs[o + rside(0)] = view.tricks[0] / rules.num_tricks
-    obs[o + rside(1)] = view.tricks[1] / rules.num_tricks
-    o = lay.off("tens_won")
-    obs[o + rside(0)] = view.tens[0] / rules.num_tens
-    obs[o + rside(1)] = view.tens[1] / rules.num_tens
-    o = lay.off("match")
-    obs[o : o + 8] = _match_features(
-        rules, me % 2, view.kots, view.points, view.streak, view.hands_completed, view.match_winner is not None
-    )
-    return obs
+    """The flat observation of ``view`` (the one encoder, :class:`ObservationEncoder`, fed
+    from a :class:`PlayerView`: what bots that hold only a view use)."""
+    return ObservationEncoder(view.rules).encode_view(view)
 
 
 def history_from_view(view: PlayerView) -> np.ndarray:
@@ -339,217 +248,443 @@ def structured_from_flat(vector: np.ndarray, history: np.ndarray, num_players: i
     return parts
 
 
-class ObservationEncoder:
-    """Fast encoder from the engine state; output identical to :func:`encode_view`.
+_UNSET = object()  # "nothing written yet", where None is a value (no contract)
 
-    It reads from the engine only what :func:`dehla_env.view.view_of` exposes to the
-    observing seat (its own hand, public play, the trump as the seat knows it). The
-    append-only parts of a hand (cards played in completed tricks, cards won, voids,
-    and the match values, fixed during a hand) live in one cached base vector per
-    observer, extended as the engine's logs grow; each call copies the base and writes
-    the few dozen entries that change from move to move.
+
+class _ViewHand:
+    """A :class:`PlayerView` read through the public field names of the engine's hand
+    (:data:`dehla_env.view.PUBLIC_FIELDS`), so that one encoder serves views and the live
+    engine alike."""
+
+    __slots__ = (
+        "dealer",
+        "phase",
+        "leader",
+        "led",
+        "trick_seats",
+        "trick_cards",
+        "trump",
+        "history",
+        "won_cards",
+        "middle",
+        "middle_tens",
+        "last_winner",
+        "bids",
+        "tricks",
+        "tens",
+        "hand_counts",
+        "trump_maker",
+    )
+
+    def __init__(self, view: PlayerView) -> None:
+        self.dealer = view.dealer
+        self.phase = view.phase
+        self.leader = view.leader
+        self.led = view.led_suit
+        self.trick_seats = [s for s, _c in view.trick]
+        self.trick_cards = [c for _s, c in view.trick]
+        self.trump = view.trump if view.trump_in_force else -1
+        self.history = view.history
+        self.won_cards = view.won_cards
+        self.middle = view.middle
+        self.middle_tens = view.middle_tens
+        self.last_winner = view.last_winner
+        self.bids = view.bids
+        self.tricks = view.tricks
+        self.tens = view.tens
+        self.hand_counts = view.hand_counts
+        self.trump_maker = view.trump_maker
+
+
+class _Seen:
+    """One observer's observation, kept up to date by writing only what changed.
+
+    ``buf`` is the whole flat vector (a C float array: element writes cost tens of
+    nanoseconds and ``np.frombuffer`` of a copy is the result). The other slots remember
+    what was last written where, so that the next call can clear exactly that."""
+
+    __slots__ = (
+        "buf",
+        "hand_ref",
+        "hand_mask",
+        "hand_cards",
+        "trick",
+        "trick_of",
+        "leader_i",
+        "led_i",
+        "win_i",
+        "tricks_seen",
+        "cards_seen",
+        "won_seen",
+        "middle_ref",
+        "middle_seen",
+        "middle_i",
+        "threat_i",
+        "trump_key",
+        "maker_i",
+        "bids_seen",
+        "bid_i",
+        "contract_key",
+        "phase_i",
+        "match_key",
+    )
+
+    buf: array
+    hand_ref: object
+    hand_mask: int
+    hand_cards: list[int] | None
+    trick: list[int]
+    trick_of: int
+    leader_i: int
+    led_i: int
+    win_i: int
+    tricks_seen: int
+    cards_seen: int
+    won_seen: list[int]
+    middle_ref: object
+    middle_seen: int
+    middle_i: list[int]
+    threat_i: int
+    trump_key: object
+    maker_i: int
+    bids_seen: int
+    bid_i: list[int]
+    contract_key: object
+    phase_i: int
+    match_key: object
+
+    def __init__(self, size: int) -> None:
+        self.buf = array("f", bytes(4 * size))
+        self.hand_ref = None
+
+
+class ObservationEncoder:
+    """The one observation encoder: the flat vector of the table above, for one seat.
+
+    It reads a hand only through what :mod:`dehla_env.view` lets the seat see: the
+    public fields of the engine's hand (:data:`~dehla_env.view.PUBLIC_FIELDS`), the
+    seat's own cards (:func:`~dehla_env.view.own_hand_mask`), the trump as the seat knows
+    it (:func:`~dehla_env.view.visible_trump`) and the contract once it is public
+    (:func:`~dehla_env.view.visible_contract`); :meth:`encode_view` reads the same from a
+    :class:`~dehla_env.view.PlayerView`. ``tests/oracle_encoding.py`` is the naive
+    reference every output is checked against.
+
+    **Incremental.** Each observer keeps its vector between calls, and a call writes only
+    the entries that changed since that observer's last call: the cards played since,
+    the tricks completed since (played, won, voids), the trick in progress, and the
+    scalars. A step of the game changes a handful of entries, so encoding costs a few
+    microseconds instead of rebuilding 826 floats.
     """
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self.n = rules.players
-        self.layout = layout_for(self.n)
-        self._o = {name: s.offset for name, s in self.layout.slices.items()}
-        self._deck_size = rules.deck_size
-        self._num_tricks = rules.num_tricks
-        self._num_tens = rules.num_tens
-        self._inv_hand_size = 1.0 / rules.hand_size
-        n = self.n
-        o = self._o
-        # indices of the scalar entries, in the order ``encode`` lists their values
-        self._scalar_idx = np.array(
-            [o["hand_counts"] + r for r in range(n)]
-            + [o["middle_info"], o["middle_info"] + 1, o["middle_info"] + 2]
-            + [o["contract_info"], o["contract_info"] + 1]
-            + [o["progress"], o["progress"] + 1]
-            + [o["tricks_won"], o["tricks_won"] + 1, o["tens_won"], o["tens_won"] + 1],
-            dtype=np.intp,
-        )
-        self._scalar_pos = self._scalar_idx.tolist()
-        self._hand_ref: HandState | None = None
-        self._match_key: tuple[int, object] = (-1, None)
-        self._zeros = array("f", bytes(4 * self.layout.size))
-        # Python float arrays: element writes cost tens of nanoseconds, and
-        # ``np.frombuffer`` turns a fresh copy into the result without another copy.
-        self._base = [array("f", self._zeros) for _ in range(n)]
-        self._tricks_seen = 0
-        self._won_seen = [0, 0]
+        self.n = n = rules.players
+        self.layout = layout_for(n)
+        o = {name: s.offset for name, s in self.layout.slices.items()}
+        self._o = o
+        self._size = self.layout.size
+        self._seen: list[_Seen | None] = [None] * n
+        self._inv_deck = 1.0 / rules.deck_size
+        self._inv_tricks = 1.0 / rules.num_tricks
+        self._inv_tens = 1.0 / rules.num_tens
+        self._inv_hand = 1.0 / rules.hand_size
+        # offsets used on every call
+        self.o_hand = o["hand"]
+        self.o_counts = o["hand_counts"]
+        self.o_trick = o["trick"]
+        self.o_leader = o["trick_leader"]
+        self.o_led = o["led_suit"]
+        self.o_win = o["trick_winning"]
+        self.o_played = o["played"]
+        self.o_won = o["won"]
+        self.o_middle = o["middle"]
+        self.o_midinfo = o["middle_info"]
+        self.o_threat = o["pair_threat"]
+        self.o_voids = o["voids"]
+        self.o_tsuit = o["trump_suit"]
+        self.o_tstate = o["trump_state"]
+        self.o_maker = o["trump_maker"]
+        self.o_bids = o["bids"]
+        self.o_cseat = o["contract_seat"]
+        self.o_cinfo = o["contract_info"]
+        self.o_dealer = o["dealer"]
+        self.o_phase = o["phase"]
+        self.o_progress = o["progress"]
+        self.o_tricks = o["tricks_won"]
+        self.o_tens = o["tens_won"]
+        self.o_match = o["match"]
 
-    def _sync(self, match: MatchState) -> None:
-        hand = match.hand
-        n = self.n
-        base = self._base
-        o = self._o
-        if hand is not self._hand_ref:
-            self._hand_ref = hand
-            for me in range(n):
-                base[me] = array("f", self._zeros)
-            self._tricks_seen = 0
-            self._won_seen = [0, 0]
-            self._match_key = (-1, None)
-        key = (match.hands_completed, match.winner)
-        if key != self._match_key:
-            self._match_key = key
-            om = o["match"]
-            for me in range(n):
-                features = _match_features(
-                    self.rules,
-                    me % 2,
-                    match.kots,
-                    match.points,
-                    match.streak,
-                    match.hands_completed,
-                    match.winner is not None,
-                )
-                base[me][om : om + 8] = array("f", features)
-        history = hand.history
-        if self._tricks_seen < len(history):
-            o_played, o_voids = o["played"], o["voids"]
-            for leader, cards, _w in history[self._tricks_seen :]:
-                led = cards[0] // 13
-                for j, c in enumerate(cards):
-                    s = (leader + j) % n
-                    void = c // 13 != led
-                    for me in range(n):
-                        r = (s - me) % n
-                        base[me][o_played + r * NUM_CARDS + c] += 1
-                        if void:
-                            base[me][o_voids + r * 4 + led] = 1
-            self._tricks_seen = len(history)
-        o_won = o["won"]
-        for side in (0, 1):
-            won = hand.won_cards[side]
-            seen = self._won_seen[side]
-            if seen < len(won):
-                new_cards = won[seen:]
-                for me in range(n):
-                    b = base[me]
-                    row = o_won + ((side - me) % 2) * NUM_CARDS
-                    for c in new_cards:
-                        b[row + c] += 1
-                self._won_seen[side] = len(won)
-
+    # ------------------------------------------------------------------ entry points
     def encode(self, match: MatchState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        """The flat observation of ``seat`` (a new array unless ``out`` is given)."""
+        """The flat observation of ``seat`` in ``match`` now (a new array unless ``out``)."""
         hand = match.hand
-        n = self.n
-        off = self._o
-        self._sync(match)
-        obs = array("f", self._base[seat])
-        idx: list[int] = []  # entries set to 1
-        # own hand
-        o = off["hand"]
-        if hand.extra is None:
-            idx.extend([o + c for c in cards_in(hand.hands[seat])])
-        else:
-            for c in hand.hand_cards(seat):
-                obs[o + c] += 1
-        # current trick
-        tc = hand.trick_cards
-        if tc:
-            o = off["trick"]
-            o_played = off["played"]
-            o_voids = off["voids"]
-            led = hand.led
-            for s, c in zip(hand.trick_seats, tc):
-                r = (s - seat) % n
-                idx.append(o + r * NUM_CARDS + c)
-                obs[o_played + r * NUM_CARDS + c] += 1
-                if c // 13 != led:
-                    idx.append(o_voids + r * 4 + led)
-            idx.append(off["led_suit"] + led)
-            winner = hand.trick_seats[trick_winner(tc, hand.trump)]
-            idx.append(off["trick_winning"] + (winner - seat) % n)
-        phase = hand.phase
-        if phase == Phase.PLAY:
-            idx.append(off["trick_leader"] + (hand.leader - seat) % n)
-        # the middle (R1.5)
-        middle = hand.middle
-        if middle:
-            o = off["middle"]
-            idx.extend([o + c for c in middle])
-            mid = (len(middle) / self._deck_size, hand.middle_tens / self._num_tens, 1.0)
-        else:
-            mid = (0.0, 0.0, 0.0)
-        lw = hand.last_winner
-        idx.append(off["pair_threat"] + ((lw - seat) % n if lw >= 0 else n))
-        # trump, as this seat knows it (R2.4c)
-        ts = hand.trump_suit
-        o = off["trump_state"]
-        if ts < 0:
-            idx.append(o)
-        elif hand.trump_hidden:
-            if seat == hand.trump_maker:
-                idx.append(off["trump_suit"] + ts)
-                idx.append(o + 2)
-            else:
-                idx.append(o + 3)
-        else:
-            idx.append(off["trump_suit"] + ts)
-            idx.append(o + 1)
-        tm = hand.trump_maker
-        idx.append(off["trump_maker"] + ((tm - seat) % n if tm >= 0 else n))
-        # bidding (R4.2)
-        o = off["bids"]
-        if hand.bids:
-            last_bid = [0] * n
-            for s, a in hand.bids:
-                last_bid[(s - seat) % n] = 1 if a == PASS_ACTION else 2 + a - BID_OFFSET
-            for r in range(n):
-                idx.append(o + r * NUM_BID_CHOICES + last_bid[r])
-        else:
-            for r in range(n):
-                idx.append(o + r * NUM_BID_CHOICES)
-        contract = hand.contract if phase != Phase.DEAL and phase != Phase.BID else None
-        if contract is not None:
-            bidder, tricks, _suit = contract
-            idx.append(off["contract_seat"] + (bidder - seat) % n)
-            con = (tricks / 13, 1.0 if bidder % 2 == seat % 2 else 0.0)
-        else:
-            idx.append(off["contract_seat"] + n)
-            con = (0.0, 0.0)
-        idx.append(off["dealer"] + (hand.dealer - seat) % n)
-        idx.append(off["phase"] + _PHASE_INDEX.get(phase, 3))
-        counts = hand.hand_counts
-        deck_size = self._deck_size
-        if hand.deck is not None:
-            undealt = deck_size - sum(counts) - len(hand.history) * n - len(tc)
-        else:
-            undealt = deck_size
-        inv = self._inv_hand_size
-        me_side = seat % 2
-        tricks_done = hand.tricks
-        tens = hand.tens
-        nt = self._num_tricks
-        nten = self._num_tens
-        for i in idx:
-            obs[i] = 1.0
-        values = [
-            *[counts[(seat + r) % n] * inv for r in range(n)],
-            *mid,
-            *con,
-            len(hand.trick_winners) / nt,
-            undealt / deck_size,
-            tricks_done[me_side] / nt,
-            tricks_done[1 - me_side] / nt,
-            tens[me_side] / nten,
-            tens[1 - me_side] / nten,
-        ]
-        for i, v in zip(self._scalar_pos, values):
-            obs[i] = v
-        result = np.frombuffer(obs, dtype=np.float32)
+        seen = self._seen[seat]
+        if seen is None:
+            seen = self._seen[seat] = _Seen(self._size)
+        self._update(
+            seen,
+            hand,
+            seat,
+            own_hand_mask(hand, seat),
+            own_cards(hand, seat) if hand.extra is not None else None,
+            visible_trump(hand, seat),
+            visible_contract(hand),
+            cards_undealt(hand),
+            match,
+        )
+        result = np.frombuffer(array("f", seen.buf), dtype=np.float32)
         if out is not None:
             out[:] = result
             return out
         return result
 
+    def encode_view(self, view: PlayerView) -> np.ndarray:
+        """The flat observation of ``view.seat`` from the view alone (written afresh)."""
+        seen = _Seen(self._size)
+        self._update(
+            seen,
+            _ViewHand(view),
+            view.seat,
+            view.hand_mask,
+            list(view.hand) if view.rules.packs > 1 else None,
+            (view.trump, view.trump_in_force, view.trump_hidden),
+            view.contract,
+            view.cards_undealt,
+            view,
+        )
+        return np.frombuffer(seen.buf, dtype=np.float32)
+
+    # ------------------------------------------------------------------ the one encoder
+    def _reset(self, seen: _Seen, h: Any, seat: int) -> None:
+        """A new hand for this observer: a zero vector and the per-hand constants."""
+        n = self.n
+        size = self._size
+        seen.buf = buf = array("f", bytes(4 * size))
+        seen.hand_mask = 0
+        seen.hand_cards = None
+        seen.trick = []
+        seen.trick_of = 0
+        seen.leader_i = seen.led_i = seen.win_i = -1
+        seen.tricks_seen = 0
+        seen.cards_seen = 0
+        seen.won_seen = [0, 0]
+        seen.middle_ref = None
+        seen.middle_seen = 0
+        seen.middle_i = []
+        seen.threat_i = -1
+        seen.trump_key = None
+        seen.maker_i = -1
+        seen.bids_seen = 0
+        seen.bid_i = [self.o_bids + r * NUM_BID_CHOICES for r in range(n)]  # "not yet" for every seat
+        for i in seen.bid_i:
+            buf[i] = 1.0
+        seen.contract_key = _UNSET
+        seen.phase_i = -1
+        seen.match_key = None
+        buf[self.o_dealer + (h.dealer - seat) % n] = 1.0
+
+    def _update(
+        self,
+        seen: _Seen,
+        h: Any,
+        seat: int,
+        own_mask: int,
+        own_list: list[int] | None,
+        trump_seen: tuple[int, bool, bool],
+        contract: tuple[int, int, int] | None,
+        undealt: int,
+        match: Any,
+    ) -> None:
+        if seen.hand_ref is not h:
+            seen.hand_ref = h
+            self._reset(seen, h, seat)
+        buf = seen.buf
+        n = self.n
+        # own hand: the cards that came or went since the last call
+        if own_list is None:
+            diff = own_mask ^ seen.hand_mask
+            if diff:
+                o = self.o_hand
+                if diff & (diff - 1):
+                    for c in cards_in(diff):
+                        buf[o + c] = 1.0 if own_mask >> c & 1 else 0.0
+                else:  # the usual change: one card played
+                    c = diff.bit_length() - 1
+                    buf[o + c] = 1.0 if own_mask & diff else 0.0
+                seen.hand_mask = own_mask
+        elif own_list != seen.hand_cards:
+            o = self.o_hand
+            buf[o : o + NUM_CARDS] = array("f", bytes(4 * NUM_CARDS))
+            for c in own_list:
+                buf[o + c] += 1.0
+            seen.hand_cards = own_list
+        # cards played since the last call: played and voids (R0.4), completed tricks
+        history = h.history
+        trick_cards = h.trick_cards
+        if seen.cards_seen < n * len(history) + len(trick_cards):
+            self._played(seen, h, seat)
+        # the trick in progress
+        have = seen.trick
+        k = len(have)
+        if k != len(trick_cards) or seen.trick_of != len(history):
+            # the trick grew, or a new one began (then the old cards go first)
+            if seen.trick_of != len(history) or k > len(trick_cards):
+                for i in have:
+                    buf[i] = 0.0
+                have = seen.trick = []
+                k = 0
+                seen.trick_of = len(history)
+            o = self.o_trick
+            seats = h.trick_seats
+            for m in range(k, len(trick_cards)):
+                i = o + ((seats[m] - seat) % n) * NUM_CARDS + trick_cards[m]
+                buf[i] = 1.0
+                have.append(i)
+        phase = h.phase
+        i = self.o_leader + (h.leader - seat) % n if phase == Phase.PLAY else -1
+        if i != seen.leader_i:
+            if seen.leader_i >= 0:
+                buf[seen.leader_i] = 0.0
+            if i >= 0:
+                buf[i] = 1.0
+            seen.leader_i = i
+        if trick_cards:
+            i = self.o_led + h.led
+            winner = h.trick_seats[trick_winner(trick_cards, h.trump)]
+            j = self.o_win + (winner - seat) % n
+        else:
+            i = j = -1
+        if i != seen.led_i:
+            if seen.led_i >= 0:
+                buf[seen.led_i] = 0.0
+            if i >= 0:
+                buf[i] = 1.0
+            seen.led_i = i
+        if j != seen.win_i:
+            if seen.win_i >= 0:
+                buf[seen.win_i] = 0.0
+            if j >= 0:
+                buf[j] = 1.0
+            seen.win_i = j
+        # cards won per side (append-only within a hand)
+        won = h.won_cards
+        for side in (0, 1):
+            cards = won[side]
+            k = seen.won_seen[side]
+            if k < len(cards):
+                row = self.o_won + ((side - seat) % 2) * NUM_CARDS
+                for c in cards[k:]:
+                    buf[row + c] += 1.0
+                seen.won_seen[side] = len(cards)
+        # the middle (R1.5): grows by tricks, emptied by a take
+        middle: list[int] = h.middle
+        if middle is not seen.middle_ref or len(middle) != seen.middle_seen:
+            o = self.o_middle
+            if middle is not seen.middle_ref or len(middle) < seen.middle_seen:
+                for i in seen.middle_i:
+                    buf[i] = 0.0
+                seen.middle_i = []
+                seen.middle_seen = 0
+                seen.middle_ref = middle
+            for c in middle[seen.middle_seen :]:
+                seen.middle_i.append(o + c)
+                buf[o + c] = 1.0
+            seen.middle_seen = len(middle)
+        o = self.o_midinfo
+        if middle:
+            buf[o] = len(middle) * self._inv_deck
+            buf[o + 1] = h.middle_tens * self._inv_tens
+            buf[o + 2] = 1.0
+        else:
+            buf[o] = buf[o + 1] = buf[o + 2] = 0.0
+        lw = h.last_winner
+        i = self.o_threat + ((lw - seat) % n if lw >= 0 else n)
+        if i != seen.threat_i:
+            if seen.threat_i >= 0:
+                buf[seen.threat_i] = 0.0
+            buf[i] = 1.0
+            seen.threat_i = i
+        # trump as this seat knows it (R2.4c), and who made it
+        if trump_seen != seen.trump_key:
+            o, t = self.o_tsuit, self.o_tstate
+            buf[o : o + 4] = buf[t : t + 4] = array("f", bytes(16))
+            suit, in_force, hidden = trump_seen
+            if hidden:
+                buf[t + 3] = 1.0
+            elif suit < 0:
+                buf[t] = 1.0
+            else:
+                buf[o + suit] = 1.0
+                buf[t + (1 if in_force else 2)] = 1.0
+            seen.trump_key = trump_seen
+        tm = h.trump_maker
+        i = self.o_maker + ((tm - seat) % n if tm >= 0 else n)
+        if i != seen.maker_i:
+            if seen.maker_i >= 0:
+                buf[seen.maker_i] = 0.0
+            buf[i] = 1.0
+            seen.maker_i = i
+        # bidding (R4.2): each seat's last call
+        bids = h.bids
+        if len(bids) != seen.bids_seen:
+            o = self.o_bids
+            for s, a in bids[seen.bids_seen :]:
+                r = (s - seat) % n
+                buf[seen.bid_i[r]] = 0.0
+                i = o + r * NUM_BID_CHOICES + (1 if a == PASS_ACTION else 2 + a - BID_OFFSET)
+                buf[i] = 1.0
+                seen.bid_i[r] = i
+            seen.bids_seen = len(bids)
+        if contract != seen.contract_key:
+            o, ci = self.o_cseat, self.o_cinfo
+            buf[o : o + n + 1] = array("f", bytes(4 * (n + 1)))
+            if contract is not None:
+                bidder, tricks, _suit = contract
+                buf[o + (bidder - seat) % n] = 1.0
+                buf[ci] = tricks / 13
+                buf[ci + 1] = 1.0 if bidder % 2 == seat % 2 else 0.0
+            else:
+                buf[o + n] = 1.0
+                buf[ci] = buf[ci + 1] = 0.0
+            seen.contract_key = contract
+        i = self.o_phase + _PHASE_INDEX.get(phase, 3)
+        if i != seen.phase_i:
+            if seen.phase_i >= 0:
+                buf[seen.phase_i] = 0.0
+            buf[i] = 1.0
+            seen.phase_i = i
+        # scalars
+        counts = h.hand_counts
+        o = self.o_counts
+        inv = self._inv_hand
+        for r in range(n):
+            buf[o + r] = counts[(seat + r) % n] * inv
+        o = self.o_progress
+        buf[o] = len(history) * self._inv_tricks
+        buf[o + 1] = undealt * self._inv_deck
+        me = seat % 2
+        tr, tn = h.tricks, h.tens
+        o = self.o_tricks
+        buf[o] = tr[me] * self._inv_tricks
+        buf[o + 1] = tr[1 - me] * self._inv_tricks
+        o = self.o_tens
+        buf[o] = tn[me] * self._inv_tens
+        buf[o + 1] = tn[1 - me] * self._inv_tens
+        # the match values change between hands only (a fresh observer writes them once)
+        winner = match.winner if isinstance(match, MatchState) else match.match_winner
+        key = (match.hands_completed, winner is not None)
+        if key != seen.match_key:
+            o = self.o_match
+            buf[o : o + 8] = array(
+                "f",
+                _match_features(
+                    self.rules, me, match.kots, match.points, match.streak, match.hands_completed, winner is not None
+                ),
+            )
+            seen.match_key = key
+
     def history(self, match: MatchState, seat: int) -> np.ndarray:
-        """Ordered card plays (see :func:`history_from_view`) straight from the state."""
+        """Ordered card plays (see :func:`history_from_view`) from the public tricks."""
         hand = match.hand
         n = self.n
         out = np.full((self.rules.deck_size, 3), -1, dtype=np.int16)
@@ -563,6 +698,34 @@ class ObservationEncoder:
         if rows:
             out[: len(rows)] = rows
         return out
+
+    def _played(self, seen: _Seen, h: Any, seat: int) -> None:
+        """Cards played since this observer last looked: ``played`` and ``voids``."""
+        n = self.n
+        buf = seen.buf
+        o_played, o_voids = self.o_played, self.o_voids
+        history = h.history
+        t, j = seen.tricks_seen, seen.cards_seen - n * seen.tricks_seen
+        while True:
+            if t < len(history):
+                leader, cards, _w = history[t]
+            else:
+                leader = h.trick_seats[0] if h.trick_seats else 0
+                cards = h.trick_cards
+            if j < len(cards):
+                led = cards[0] // 13
+                for k in range(j, len(cards)):
+                    c = cards[k]
+                    r = (leader + k - seat) % n
+                    buf[o_played + r * NUM_CARDS + c] += 1.0
+                    if c // 13 != led:
+                        buf[o_voids + r * 4 + led] = 1.0
+            if t >= len(history):
+                seen.tricks_seen = t
+                seen.cards_seen = n * t + len(cards)
+                return
+            t += 1
+            j = 0
 
 
 def privileged_size(rules: Rules) -> int:

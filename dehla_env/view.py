@@ -95,25 +95,67 @@ class PlayerView:
         return out
 
 
-def known_voids(hand: HandState) -> tuple[tuple[bool, ...], ...]:
-    """Per seat and suit: did the seat fail to follow that suit (R0.4)? Public knowledge."""
-    n = hand.n
-    void = [[False] * 4 for _ in range(n)]
-    for leader, cards, _ in hand.history:
-        led = cards[0] // 13
-        for i in range(1, n):
-            if cards[i] // 13 != led:
-                void[(leader + i) % n][led] = True
-    if hand.trick_cards:
-        led = hand.trick_cards[0] // 13
-        for s, c in zip(hand.trick_seats, hand.trick_cards):
-            if c // 13 != led:
-                void[s][led] = True
-    return tuple(tuple(v) for v in void)
+#: ``_VOID_ROWS[bits]``: a seat's voids (``HandState.voids``, bit s: suit s) as four bools
+_VOID_ROWS: tuple[tuple[bool, ...], ...] = tuple(tuple(bool(b >> s & 1) for s in range(4)) for b in range(16))
 
 
-def _visible_trump(hand: HandState, seat: int) -> tuple[int, bool, bool]:
-    """(trump known to seat, in force, hidden from seat) under R2.4c."""
+#: The fields of :class:`~dehla_env.engine.hand.HandState` that every seat sees (R0.6:
+#: every card played and by whom, who won each trick, the middle, all bids and
+#: declarations, the scores). The rest (``hands``, ``extra``, ``deck``, ``trump_suit`` while
+#: hidden, ``events``) is private or hidden: a seat sees its own hand through
+#: :func:`own_hand_mask` / :func:`own_cards`, the trump through :func:`visible_trump`, the
+#: contract through :func:`visible_contract`. Encoders read a hand through these only
+#: (``tests/test_observation.py`` checks it with a guard that refuses any other field).
+PUBLIC_FIELDS = frozenset(
+    (
+        "rules",
+        "n",
+        "dealer",
+        "phase",
+        "to_act",
+        "hand_counts",
+        "stage",
+        "leader",
+        "trick_seats",
+        "trick_cards",
+        "led",
+        "trump",  # the trump in force: a closed one is in force only once revealed
+        "trump_maker",  # who made it is public, even for a closed trump (R2.4c)
+        "trump_hidden",  # that a secret choice was made is public
+        "trump_context",
+        "trick_winners",
+        "tricks",
+        "tens",
+        "cards_won",
+        "won_cards",
+        "middle",
+        "middle_tens",
+        "last_winner",
+        "takes",
+        "history",
+        "draw_card",
+        "bids",
+        "high_bid",
+        "played_mask",
+        "voids",
+    )
+)
+
+
+def own_hand_mask(hand: HandState, seat: int) -> int:
+    """The card ids ``seat`` holds (at least once), as a bit mask: its own cards only."""
+    return hand.hands[seat]
+
+
+def own_cards(hand: HandState, seat: int) -> list[int]:
+    """The cards ``seat`` holds, ascending, copies repeated (R2.8)."""
+    return hand.hand_cards(seat)
+
+
+def visible_trump(hand: HandState, seat: int) -> tuple[int, bool, bool]:
+    """(trump suit as ``seat`` knows it or -1, whether it is in force, whether a trump
+    was chosen that ``seat`` may not see): R2.4c hides a closed trump from everybody but
+    its maker until it is revealed."""
     if hand.trump_suit < 0:
         return -1, False, False
     if hand.trump_hidden:
@@ -123,16 +165,27 @@ def _visible_trump(hand: HandState, seat: int) -> tuple[int, bool, bool]:
     return hand.trump_suit, hand.trump >= 0, False
 
 
+def visible_contract(hand: HandState) -> tuple[int, int, int] | None:
+    """The contract (seat, tricks, suit), reported once the bidding is over (R4.2, R6)."""
+    return hand.contract if hand.phase != Phase.DEAL and hand.phase != Phase.BID else None
+
+
+def cards_undealt(hand: HandState) -> int:
+    """Cards of the staged deal not given out yet (R0.3): public, the count only."""
+    if hand.deck is None:
+        return hand.rules.deck_size
+    return hand.rules.deck_size - sum(hand.hand_counts) - len(hand.history) * hand.n - len(hand.trick_cards)
+
+
 def view_of(match: MatchState, seat: int) -> PlayerView:
     """Build ``seat``'s view of the match's current hand (R0.6)."""
     hand = match.hand
     n = hand.n
     if not 0 <= seat < n:
         raise ValueError(f"no seat {seat} with {n} players")
-    trump, in_force, hidden = _visible_trump(hand, seat)
+    trump, in_force, hidden = visible_trump(hand, seat)
     to_act = match.current_player()
     legal = tuple(match.legal_actions()) if to_act == seat else ()
-    contract = hand.contract if hand.phase not in (Phase.DEAL, Phase.BID) else None
     return PlayerView(
         rules=match.rules,
         seat=seat,
@@ -140,12 +193,10 @@ def view_of(match: MatchState, seat: int) -> PlayerView:
         dealer=hand.dealer,
         phase=hand.phase,
         to_act=to_act,
-        hand=tuple(hand.hand_cards(seat)),
-        hand_mask=hand.hands[seat],
+        hand=tuple(own_cards(hand, seat)),
+        hand_mask=own_hand_mask(hand, seat),
         hand_counts=tuple(hand.hand_counts),
-        cards_undealt=(match.rules.deck_size - sum(hand.hand_counts) - len(hand.history) * n - len(hand.trick_cards))
-        if hand.deck is not None
-        else match.rules.deck_size,
+        cards_undealt=cards_undealt(hand),
         leader=hand.leader,
         led_suit=hand.led,
         trick=tuple(zip(hand.trick_seats, hand.trick_cards)),
@@ -164,8 +215,8 @@ def view_of(match: MatchState, seat: int) -> PlayerView:
         tens=(hand.tens[0], hand.tens[1]),
         won_cards=(tuple(hand.won_cards[0]), tuple(hand.won_cards[1])),
         bids=tuple(hand.bids),
-        contract=contract,
-        voids=known_voids(hand),
+        contract=visible_contract(hand),
+        voids=tuple(_VOID_ROWS[b] for b in hand.voids),
         kots=(match.kots[0], match.kots[1]),
         points=(match.points[0], match.points[1]),
         streak=match.streak,
@@ -197,4 +248,16 @@ def public_events(match: MatchState, seat: int) -> list[tuple[int, int]]:
     return out
 
 
-__all__ = ["CHANCE", "TERMINAL", "PlayerView", "known_voids", "public_events", "view_of"]
+__all__ = [
+    "CHANCE",
+    "PUBLIC_FIELDS",
+    "TERMINAL",
+    "PlayerView",
+    "cards_undealt",
+    "own_cards",
+    "own_hand_mask",
+    "public_events",
+    "view_of",
+    "visible_contract",
+    "visible_trump",
+]

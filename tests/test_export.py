@@ -59,8 +59,36 @@ def test_export_writes_a_policy_of_the_final_weights_or_their_average_with_the_l
     expected = average_state_dicts([final.state_dict(), snaps[1].state_dict(), snaps[2].state_dict()])
     for k, v in averaged.state_dict().items():
         torch.testing.assert_close(v, expected[k])
-    with pytest.raises(ValueError, match="holds 3 snapshots"):
-        main([str(tmp_path / "checkpoint.pt"), "--out", str(tmp_path / "x.pt"), "--average-snapshots", "4"])
+    assert main([str(tmp_path / "checkpoint.pt"), "--out", str(tmp_path / "x.pt"), "--average-snapshots", "4"]) == 2
+    assert not (tmp_path / "x.pt").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--average-snapshots", "4"], "holds 3 snapshots"),
+        (["--average-snapshots", "-2"], "0 or more"),
+        (["--out", "{tmp}/missing/x.pt"], "no folder"),
+        (["--out", "{tmp}"], "is a directory"),
+        (["--checkpoint", "{tmp}/nope.pt"], "no such file"),
+    ],
+)
+def test_bad_export_requests_are_one_line_and_write_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    _training_checkpoint(tmp_path / "checkpoint.pt")
+    argv = [str(tmp_path / "checkpoint.pt"), "--out", str(tmp_path / "x.pt")]
+    args = [a.format(tmp=tmp_path) for a in args]
+    if args[0] == "--checkpoint":
+        argv[0] = args[1]
+    else:
+        argv += args
+        if "--out" in args:
+            argv = [argv[0], *args]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "x.pt").exists()
 
 
 def test_export_to_torchscript_gives_the_same_logits(tmp_path: Path) -> None:

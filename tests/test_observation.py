@@ -1,4 +1,5 @@
-"""Observations: the fast encoder equals the view-based reference, slices decode to their
+"""Observations: the one encoder (live and from a view) equals the naive oracle
+(tests/oracle_encoding.py), slices decode to their
 documented shapes, observations lie in the observation space, and nothing hidden leaks
 into an observation (R0.6): re-dealing the cards a seat cannot see, or choosing another
 closed trump (R2.4c), leaves that seat's observation unchanged.
@@ -10,12 +11,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from oracle_encoding import oracle_encode
 
 from dehla_env import IllegalMoveError, MatchState, make_rules, raw_env
 from dehla_env.actions import TRUMP_OFFSET
 from dehla_env.cards import NUM_CARDS
 from dehla_env.encoding import (
     ObservationEncoder,
+    _Seen,
     decode,
     encode_view,
     history_from_view,
@@ -25,7 +28,16 @@ from dehla_env.encoding import (
 from dehla_env.engine import Phase, TrumpContext
 from dehla_env.engine.hand import FIRST_STAGE_CARDS
 from dehla_env.rules import Rules
-from dehla_env.view import public_events, view_of
+from dehla_env.view import (
+    PUBLIC_FIELDS,
+    cards_undealt,
+    own_cards,
+    own_hand_mask,
+    public_events,
+    view_of,
+    visible_contract,
+    visible_trump,
+)
 
 RULESETS: list[tuple[str, dict[str, Any]]] = [
     ("dehla", {}),
@@ -56,7 +68,8 @@ def _check_all_seats(encoder: ObservationEncoder, match: MatchState) -> None:
     for seat in range(match.rules.players):
         view = view_of(match, seat)
         fast = encoder.encode(match, seat)
-        reference = encode_view(view)
+        reference = oracle_encode(view)
+        assert np.array_equal(encode_view(view), reference)
         assert fast.dtype == np.float32 and fast.shape == reference.shape
         if not np.array_equal(fast, reference):
             bad = {
@@ -363,3 +376,75 @@ def test_hidden_positions_cover_exactly_the_unknown_cards() -> None:
             free = _hidden_positions(match, deck, observer)
             assert len(free) == NUM_CARDS - played - hand.hand_counts[observer]
             assert not set(deck[i] for i in free) & set(hand.hand_cards(observer))
+
+
+# ---------------------------------------------------------------------- one definition of visibility
+class _PublicOnly:
+    """A hand that refuses every field a seat may not read directly (view.PUBLIC_FIELDS)."""
+
+    def __init__(self, hand: Any) -> None:
+        object.__setattr__(self, "_hand", hand)
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in PUBLIC_FIELDS:
+            raise AssertionError(f"the encoder read the private field {name!r}")
+        return getattr(self._hand, name)
+
+
+@pytest.mark.parametrize("config", RULESETS, ids=_id)
+def test_the_encoder_reads_only_public_fields_and_the_views_helpers(config: tuple[str, dict[str, Any]]) -> None:
+    """Visibility is decided in dehla_env.view alone: the encoder reads public fields of
+    the hand and gets the seat's own cards, trump and contract from view's helpers."""
+    rules = _rules(config)
+    rng = np.random.default_rng(11)
+    encoder = ObservationEncoder(rules)
+    match = MatchState.new(rules, rng)
+    match.sample_chance(rng)
+    while not match.hand.complete:
+        if match.is_chance():
+            match.sample_chance(rng)
+            continue
+        hand = match.hand
+        for seat in range(rules.players):
+            seen = encoder._seen[seat] or _Seen(layout_for(rules.players).size)
+            encoder._seen[seat] = seen
+            guard = _PublicOnly(hand)
+            if seen.hand_ref is hand:
+                seen.hand_ref = guard  # the same hand, seen through the guard
+            encoder._update(
+                seen,
+                guard,
+                seat,
+                own_hand_mask(hand, seat),
+                own_cards(hand, seat) if hand.extra is not None else None,
+                visible_trump(hand, seat),
+                visible_contract(hand),
+                cards_undealt(hand),
+                match,
+            )
+            assert np.array_equal(np.frombuffer(seen.buf, np.float32), oracle_encode(view_of(match, seat)))
+            seen.hand_ref = hand
+        legal = match.legal_actions()
+        match.apply_action(legal[int(rng.integers(len(legal)))])
+
+
+@pytest.mark.parametrize("config", RULESETS[:6], ids=_id)
+def test_an_observer_that_looks_only_now_and_then_catches_up_exactly(config: tuple[str, dict[str, Any]]) -> None:
+    """The incremental encoder between distant calls: every change since is written."""
+    rules = _rules(config)
+    rng = np.random.default_rng(5)
+    encoder = ObservationEncoder(rules)
+    for _ in range(6):
+        match = MatchState.new(rules, rng)
+        match.sample_chance(rng)
+        while not match.hand.complete:
+            if match.is_chance():
+                match.sample_chance(rng)
+                continue
+            if rng.random() < 0.15:
+                seat = int(rng.integers(rules.players))
+                assert np.array_equal(encoder.encode(match, seat), oracle_encode(view_of(match, seat)))
+            legal = match.legal_actions()
+            match.apply_action(legal[int(rng.integers(len(legal)))])
+        for seat in range(rules.players):
+            assert np.array_equal(encoder.encode(match, seat), oracle_encode(view_of(match, seat)))

@@ -126,6 +126,7 @@ class HandState:
         "high_bid",
         "contract",
         "played_mask",
+        "voids",
         "events",
         "_first_void",
         "_void_choice",
@@ -170,6 +171,7 @@ class HandState:
         self.high_bid = MIN_BID - 1
         self.contract: tuple[int, int, int] | None = None  # (seat, tricks, suit)
         self.played_mask = 0  # every card id played so far (at least once)
+        self.voids = [0] * n  # per seat, bit s: the seat did not follow suit s (R0.4, public)
         self.events: list[tuple[int, int]] = []  # (seat or CHANCE, action or draw card) in order
         self._first_void = rules.trump_making is TrumpMaking.FIRST_VOID
         self._void_choice = rules.trump_making.by_first_void
@@ -411,6 +413,8 @@ class HandState:
                 self.hands[seat] = hand ^ bit
         self.hand_counts[seat] -= 1
         self.played_mask |= bit
+        if led >= 0 and suit != led:
+            self.voids[seat] |= 1 << led
         self.events.append((seat, card))
         if led < 0:
             self.led = suit
@@ -598,6 +602,7 @@ class HandState:
         new.hands = self.hands[:]
         new.extra = None if self.extra is None else [layers[:] for layers in self.extra]
         new.hand_counts = self.hand_counts[:]
+        new.voids = self.voids[:]
         new.trick_seats = self.trick_seats[:]
         new.trick_cards = self.trick_cards[:]
         new.trick_winners = self.trick_winners[:]
