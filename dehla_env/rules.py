@@ -21,6 +21,13 @@ from enum import Enum
 from typing import Any
 
 PRESETS = ("dehla", "dehla-direct", "court-piece", "coat-pees")
+#: each preset's name for people, with its part of RULES.md
+PRESET_TITLES = {
+    "dehla": "Dehla Pakad (R1: the middle pile)",
+    "dehla-direct": "Dehla Pakad, direct capture (R2)",
+    "court-piece": "Court Piece (R3)",
+    "coat-pees": "Coat Pees, with bidding (R4)",
+}
 
 
 class RulesError(ValueError):
@@ -65,7 +72,9 @@ class MatchScoring(Enum):
 
 
 @dataclass(frozen=True)
-class _Option:
+class OptionSpec:
+    """One option of a preset: its default and what values it takes."""
+
     default: Any
     choices: tuple[Any, ...] | None = None  # allowed values for a string/int choice
     minimum: int | None = None  # for integers
@@ -77,29 +86,29 @@ _INT_1 = dict(kind=int, minimum=1)
 
 # Which options each preset accepts, with defaults (RULES.md R1.4, R1.9, R2.4-R2.8,
 # R3.4, R3.6, R4.5).
-_PRESET_OPTIONS: dict[str, dict[str, _Option]] = {
+_PRESET_OPTIONS: dict[str, dict[str, OptionSpec]] = {
     "dehla": {
-        "trump": _Option("first-void", ("first-void", "chosen")),
-        "kots": _Option(2, **_INT_1),  # type: ignore[arg-type]
-        "max_hands": _Option(40, **_INT_1),  # type: ignore[arg-type]
+        "trump": OptionSpec("first-void", ("first-void", "chosen")),
+        "kots": OptionSpec(2, **_INT_1),  # type: ignore[arg-type]
+        "max_hands": OptionSpec(40, **_INT_1),  # type: ignore[arg-type]
     },
     "dehla-direct": {
-        "trump": _Option("first-void", ("first-void", "open", "closed", "named")),
-        "scoring": _Option("tens", ("tens", "tricks", "double-sar")),
-        "match": _Option("streak", ("streak", "points")),
-        "streak": _Option(7, **_INT_1),  # type: ignore[arg-type]
-        "points": _Option(7, **_INT_1),  # type: ignore[arg-type]
-        "max_hands": _Option(40, **_INT_1),  # type: ignore[arg-type]
-        "players": _Option(4, (4, 6), kind=int),
+        "trump": OptionSpec("first-void", ("first-void", "open", "closed", "named")),
+        "scoring": OptionSpec("tens", ("tens", "tricks", "double-sar")),
+        "match": OptionSpec("streak", ("streak", "points")),
+        "streak": OptionSpec(7, **_INT_1),  # type: ignore[arg-type]
+        "points": OptionSpec(7, **_INT_1),  # type: ignore[arg-type]
+        "max_hands": OptionSpec(40, **_INT_1),  # type: ignore[arg-type]
+        "players": OptionSpec(4, (4, 6), kind=int),
     },
     "court-piece": {
-        "defender_kot": _Option(False, kind=bool),
-        "points": _Option(7, **_INT_1),  # type: ignore[arg-type]
-        "max_hands": _Option(40, **_INT_1),  # type: ignore[arg-type]
+        "defender_kot": OptionSpec(False, kind=bool),
+        "points": OptionSpec(7, **_INT_1),  # type: ignore[arg-type]
+        "max_hands": OptionSpec(40, **_INT_1),  # type: ignore[arg-type]
     },
     "coat-pees": {
-        "gap": _Option(52, **_INT_1),  # type: ignore[arg-type]
-        "max_hands": _Option(None, nullable=True, **_INT_1),  # type: ignore[arg-type]
+        "gap": OptionSpec(52, **_INT_1),  # type: ignore[arg-type]
+        "max_hands": OptionSpec(None, nullable=True, **_INT_1),  # type: ignore[arg-type]
     },
 }
 
@@ -185,6 +194,13 @@ class Rules:
         return f"{self.name}({opts})"
 
 
+def option_specs(name: str) -> dict[str, OptionSpec]:
+    """Every option preset ``name`` accepts, with its default and allowed values."""
+    if name not in _PRESET_OPTIONS:
+        raise RulesError(f"unknown ruleset {name!r}; known: {', '.join(PRESETS)}")
+    return dict(_PRESET_OPTIONS[name])
+
+
 def preset_options(name: str) -> dict[str, Any]:
     """The options a preset accepts and their defaults."""
     if name not in _PRESET_OPTIONS:
@@ -192,7 +208,7 @@ def preset_options(name: str) -> dict[str, Any]:
     return {k: o.default for k, o in _PRESET_OPTIONS[name].items()}
 
 
-def _check_value(name: str, key: str, spec: _Option, value: Any) -> Any:
+def _check_value(name: str, key: str, spec: OptionSpec, value: Any) -> Any:
     if value is None:
         if spec.nullable:
             return None

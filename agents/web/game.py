@@ -1,0 +1,231 @@
+"""One browser match: the engine, the bots, the R6 record and the log, without any web code.
+
+A :class:`WebGame` is a person at one seat and bots at the others, driven step by step
+by the server: :meth:`WebGame.play` for the person's moves, :meth:`WebGame.bot_turn` /
+:meth:`WebGame.apply_bot` and :meth:`WebGame.draw` for everything else, and
+:meth:`WebGame.deal_next` between hands (the page asks for it, so a person can read
+the hand's result first). Every move goes through :class:`MatchState`, which validates
+before it changes anything (R5); this module only adds the checks that belong to the
+table (is it the person's turn, is the text a move at all), and raises the engine's own
+:class:`IllegalMoveError` for them, so every refusal reads the same.
+
+The game keeps its R6 record as it goes (the deck of each hand and every move's text,
+``draw:XX`` included), because the engine's event list also holds the automatic
+closed-trump reveal (R2.4c), which is not a move.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dehla_env.actions import action_text, parse_action
+from dehla_env.cards import card_text, cards_text
+from dehla_env.engine import MatchState, Phase
+from dehla_env.errors import IllegalMoveError
+from dehla_env.rules import Rules
+from dehla_env.view import PlayerView, view_of
+
+from ..base import Agent
+from ..registry import make_agent
+from .narrate import Narrator
+
+HUMAN = "human"  # the spec recorded for the person's seat
+
+DeckSource = Callable[[int, np.random.Generator], Sequence[int]]  # (dealer, rng) -> deck (R0.3)
+
+
+class SetupError(ValueError):
+    """A game that cannot be started (bad seat, unknown agent spec, missing checkpoint)."""
+
+
+def _seed_for(seed: int, seat: int) -> int:
+    """An independent, reproducible seed per bot seat (as ``agents.play`` does)."""
+    return int(np.random.SeedSequence([seed, 1000 + seat]).generate_state(1)[0])
+
+
+@dataclass
+class HandRecord:
+    """One R6 ``hands`` entry, filled in as the hand is played."""
+
+    deck: str
+    moves: list[str] = field(default_factory=list)
+
+
+class WebGame:
+    """A match between a person at ``human_seat`` and bots (see the module docstring).
+
+    ``seed`` fixes the deals and the bots; without one a fresh seed is drawn and kept,
+    so that the record says how to play the same match again. ``deck_source(dealer,
+    rng)`` may give the decks instead of shuffling (prepared deals, tests).
+    """
+
+    def __init__(
+        self,
+        game_id: str,
+        rules: Rules,
+        human_seat: int,
+        partner: str,
+        opponents: str,
+        seed: int | None = None,
+        bot_delay: float = 0.0,
+        deck_source: DeckSource | None = None,
+    ) -> None:
+        n = rules.players
+        if isinstance(human_seat, bool) or not isinstance(human_seat, int) or not 0 <= human_seat < n:
+            raise SetupError(f"seat must be 0..{n - 1}, not {human_seat!r}")
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        self.id = game_id
+        self.rules = rules
+        self.human = human_seat
+        self.seed = seed
+        self.bot_delay = bot_delay
+        self.created = time.time()
+        self.touched = self.created
+        self.rng = np.random.default_rng([seed, 0])
+        self.specs: list[str] = []
+        self.bots: dict[int, Agent] = {}
+        for s in range(n):
+            if s == human_seat:
+                self.specs.append(HUMAN)
+                continue
+            spec = partner if s % 2 == human_seat % 2 else opponents
+            try:
+                self.bots[s] = make_agent(spec, rules, _seed_for(seed, s))
+            except (ValueError, OSError, ImportError, KeyError) as e:
+                raise SetupError(f"agent {spec!r} for seat {s}: {e}") from None
+            self.specs.append(spec)
+        self.match = MatchState.new(rules, self.rng)
+        self.hands: list[HandRecord] = []
+        self.version = 0  # bumped by every change, so a page can tell a stale state
+        self.saved_to: str | None = None  # the record's file once saved
+        self.ended: str | None = None  # "finished" or "abandoned" once saved
+        self.narrator = Narrator(self.rules, self.human, self.specs)
+        self.deck_source = deck_source
+        self._deal()
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def partner_spec(self) -> str:
+        return next((sp for s, sp in enumerate(self.specs) if s != self.human and s % 2 == self.human % 2), HUMAN)
+
+    @property
+    def opponents_spec(self) -> str:
+        return next(sp for s, sp in enumerate(self.specs) if s % 2 != self.human % 2)
+
+    def view(self) -> PlayerView:
+        """What the person may see now (R0.6): the only window the page gets."""
+        return view_of(self.match, self.human)
+
+    def status(self) -> str:
+        """``your-turn``, ``bot`` (a bot or the R1.4 draw is next), ``hand-over`` or ``match-over``."""
+        match = self.match
+        if match.is_terminal():
+            return "match-over"
+        if match.hand.phase == Phase.DONE:
+            return "hand-over"
+        if match.hand.phase == Phase.DRAW or match.current_player() != self.human:
+            return "bot"
+        return "your-turn"
+
+    # ------------------------------------------------------------------ the person
+    def play(self, text: Any, seat: int | None = None) -> None:
+        """Apply the person's move given as R6 text (``TS``, ``trump:S``, ``bid:8H``, ``pass``).
+
+        Raises :class:`IllegalMoveError` (naming move, seat and rule) and changes
+        nothing when the move is malformed, out of turn or illegal.
+        """
+        shown = text if isinstance(text, str) else repr(text)
+        if seat is not None and seat != self.human:
+            raise IllegalMoveError(shown, seat, f"seat {seat} is played by a bot here; you are seat {self.human}")
+        match = self.match
+        if match.is_terminal():
+            raise IllegalMoveError(shown, self.human, f"the match is over (winner {match.winner})")
+        hand = match.hand
+        if hand.phase == Phase.DONE:
+            raise IllegalMoveError(shown, self.human, "the hand is over: deal the next hand first")
+        if match.current_player() != self.human:
+            raise IllegalMoveError(shown, self.human, f"it is not your turn: {hand.due_text()}")
+        if not isinstance(text, str):
+            raise IllegalMoveError(shown, self.human, "a move is a text such as TS, trump:S, bid:8H or pass", "R6")
+        try:
+            action = parse_action(text)
+        except ValueError as e:
+            raise IllegalMoveError(text, self.human, f"malformed move ({e})", "R6") from None
+        self._apply(self.human, action)
+
+    # ------------------------------------------------------------------ bots and chance
+    def bot_turn(self) -> tuple[int, Agent, PlayerView] | None:
+        """The bot to act, its agent and its own view, or None when no bot is to act.
+
+        The view is frozen, so the server may compute the bot's move off the event
+        loop while nothing else can change the game (only the person's moves can, and
+        they are refused while a bot is to act).
+        """
+        match = self.match
+        seat = match.current_player()
+        if seat < 0 or seat == self.human:
+            return None
+        return seat, self.bots[seat], view_of(match, seat)
+
+    def apply_bot(self, seat: int, action: int) -> None:
+        """Apply a bot's move; the engine checks it like any other."""
+        if self.match.current_player() != seat:
+            raise IllegalMoveError(action_text(action), seat, f"it is not seat {seat}'s turn")
+        self._apply(seat, int(action))
+
+    def draw(self) -> bool:
+        """The R1.4 chance draw if it is due (True), else nothing (False)."""
+        match = self.match
+        if match.is_terminal() or match.hand.phase != Phase.DRAW:
+            return False
+        before = self.view()
+        match.sample_chance(self.rng)
+        self.hands[-1].moves.append("draw:" + card_text(match.hand.draw_card))
+        self._changed()
+        self.narrator.after_draw(before, self.view())
+        return True
+
+    def deal_next(self) -> None:
+        """Deal the next hand once the current one is over and the match goes on."""
+        match = self.match
+        if match.is_terminal():
+            raise IllegalMoveError("deal", None, f"the match is over (winner {match.winner})")
+        if match.hand.phase != Phase.DONE:
+            raise IllegalMoveError("deal", None, f"the hand is not over: {match.hand.due_text()}")
+        self._deal()
+
+    # ------------------------------------------------------------------ internals
+    def _deal(self) -> None:
+        match = self.match
+        if self.deck_source is None:
+            deck = match.random_deck(self.rng)
+        else:
+            hand = match.hand
+            dealer = hand.dealer if hand.phase == Phase.DEAL else match.summaries[-1].next_dealer
+            assert dealer is not None
+            deck = list(self.deck_source(dealer, self.rng))
+        match.apply_deal(deck)  # checks the deck is a permutation of the pack (R5)
+        self.hands.append(HandRecord(cards_text(deck)))
+        self._changed()
+        self.narrator.after_deal(self.view(), self.match.hands_dealt)
+
+    def _apply(self, seat: int, action: int) -> None:
+        before = self.view()
+        self.match.apply_action(action)  # validates first: a refused move changes nothing (R5)
+        self.hands[-1].moves.append(action_text(action))
+        self._changed()
+        summary = self.match.summaries[-1] if self.match.hand.phase == Phase.DONE else None
+        self.narrator.after_move(seat, action, before, self.view(), summary)
+
+    def _changed(self) -> None:
+        self.version += 1
+        self.touched = time.time()
+
+
+__all__ = ["HUMAN", "HandRecord", "SetupError", "WebGame"]

@@ -1,0 +1,182 @@
+"""The hand's log, in words, as the person at the table sees it.
+
+Every line is made from two of the person's own views (before and after a step) and
+the step's public part, never from the engine's state: a bot's secret closed trump
+(R2.4c) is logged as "chooses a trump in secret" because the person's view does not
+hold its suit. The page shows the current hand's lines.
+"""
+
+from __future__ import annotations
+
+from dehla_env.actions import PASS_ACTION, bid_of, is_bid, is_card, is_trump
+from dehla_env.cards import SUIT_LETTERS, card_text
+from dehla_env.engine import HandSummary, Phase
+from dehla_env.rules import Rules, TrumpMaking
+from dehla_env.view import PlayerView
+
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+MAX_LINES = 400  # older lines are dropped; the page shows one hand's worth
+
+
+def pretty_card(card: int) -> str:
+    """``TS`` -> ``10♠``: what a person reads on a card."""
+    text = card_text(card)
+    rank = "10" if text[0] == "T" else text[0]
+    return rank + SUIT_SYMBOLS[text[1]]
+
+
+def pretty_suit(suit: int) -> str:
+    return SUIT_SYMBOLS[SUIT_LETTERS[suit]]
+
+
+def seat_names(num_players: int, human: int) -> list[str]:
+    """Short names by place at the table: play goes to the right (R0.2), so the next
+    seat after the person sits on its right and the partner opposite."""
+    if num_players == 4:
+        by_place = ["You", "Right", "Partner", "Left"]
+        return [by_place[(s - human) % 4] for s in range(4)]
+    return ["You" if s == human else f"Seat {s}" for s in range(num_players)]
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+class Narrator:
+    """Appends log lines ``(hand number, text)`` as the game moves on."""
+
+    def __init__(self, rules: Rules, human: int, specs: list[str]) -> None:
+        self.rules = rules
+        self.human = human
+        self.names = seat_names(rules.players, human)
+        self.specs = specs
+        self.lines: list[tuple[int, str]] = []
+        self.hand_no = 0
+
+    def who(self, seat: int) -> str:
+        return self.names[seat]
+
+    def side_name(self, side: int) -> str:
+        return "We" if side == self.human % 2 else "They"
+
+    def say(self, text: str) -> None:
+        self.lines.append((self.hand_no, text))
+        del self.lines[:-MAX_LINES]
+
+    # ------------------------------------------------------------------ chance
+    def after_deal(self, view: PlayerView, hand_no: int) -> None:
+        self.hand_no = hand_no
+        dealer = self.who(view.dealer)
+        deals = "deal" if view.dealer == self.human else "deals"
+        if view.phase == Phase.BID:
+            nxt = f"{self.who(view.to_act)} {'bid' if view.to_act == self.human else 'bids'} first"
+        elif view.phase == Phase.TRUMP:
+            nxt = f"{self.who(view.to_act)} {'name' if view.to_act == self.human else 'names'} trump"
+        else:
+            nxt = f"{self.who(view.leader)} {'lead' if view.leader == self.human else 'leads'}"
+        self.say(f"Hand {hand_no}: {dealer} {deals}; {nxt}.")
+
+    def after_draw(self, before: PlayerView, after: PlayerView) -> None:
+        card = after.draw_card
+        self.say(
+            f"Nobody was void in five tricks: {pretty_card(card)} is drawn, {pretty_suit(card // 13)} is trump (R1.4)."
+        )
+        if before.cards_undealt and not after.cards_undealt:
+            self.say("Eight more cards each are dealt.")
+
+    # ------------------------------------------------------------------ moves
+    def after_move(
+        self, seat: int, action: int, before: PlayerView, after: PlayerView, summary: HandSummary | None
+    ) -> None:
+        who = self.who(seat)
+        if is_card(action):
+            self.say(f"{who} {'play' if seat == self.human else 'plays'} {pretty_card(action)}.")
+            if before.trump_maker < 0 and after.trump_maker == seat and after.trump_in_force:
+                self.say(f"{who} could not follow: {pretty_suit(after.trump)} is trump now.")
+        elif is_trump(action):
+            self._trump(seat, action, before, after)
+        elif action == PASS_ACTION:
+            self.say(f"{who} {'pass' if seat == self.human else 'passes'}.")
+        elif is_bid(action):
+            tricks, suit = bid_of(action)
+            self.say(f"{who} {'bid' if seat == self.human else 'bids'} {tricks}{pretty_suit(suit)}.")
+        if before.phase == Phase.BID and after.phase != Phase.BID:
+            self._bidding_over(after)
+        if (
+            self.rules.trump_making is TrumpMaking.CLOSED
+            and not before.trump_in_force
+            and after.trump_in_force
+            and not is_trump(action)
+        ):
+            self.say(
+                f"{self.who(after.trump_maker)} cannot follow again: the closed trump is {pretty_suit(after.trump)}."
+            )
+        if len(after.history) > len(before.history):
+            self._trick_done(before, after)
+        if before.cards_undealt and not after.cards_undealt:
+            self.say("Eight more cards each are dealt.")
+        if summary is not None:
+            self._hand_done(after, summary)
+
+    def _trump(self, seat: int, action: int, before: PlayerView, after: PlayerView) -> None:
+        who = self.who(seat)
+        if self.rules.trump_making is TrumpMaking.CLOSED and before.trick:
+            if seat == self.human:
+                self.say(f"You choose {pretty_suit(after.trump)} as the closed trump, in secret (R2.4c).")
+            else:
+                self.say(f"{who} cannot follow and chooses a trump in secret (R2.4c).")
+            return
+        suit = pretty_suit(action - 52)
+        verb = "name" if seat == self.human else "names"
+        if before.trick:
+            self.say(f"{who} cannot follow and {verb} {suit} trump.")
+        else:
+            self.say(f"{who} {verb} {suit} trump.")
+
+    def _bidding_over(self, after: PlayerView) -> None:
+        if after.contract is not None:
+            seat, tricks, suit = after.contract
+            lead = "lead" if seat == self.human else "leads"
+            who = self.who(seat)
+            self.say(f"Contract: {tricks}{pretty_suit(suit)} by {who} ({tricks} tricks to make); {who} {lead}.")
+        else:
+            self.say(f"Everyone passed: {self.who(after.to_act)} must take 7 tricks and names trump (R4.2).")
+
+    def _trick_done(self, before: PlayerView, after: PlayerView) -> None:
+        _leader, cards, winner = after.history[-1]
+        number = len(after.history)
+        text = f"Trick {number} to {self.who(winner)}"
+        tens_here = sum(1 for c in cards if card_text(c)[0] == "T")
+        if self.rules.has_middle:
+            if len(after.takes) > len(before.takes):
+                _t, taker, count = after.takes[-1]
+                side = taker % 2
+                gained = after.tens[side] - before.tens[side]
+                text += f": {self.who(taker)} {'take' if taker == self.human else 'takes'} the middle, "
+                text += f"{plural(count, 'card')}, {plural(gained, 'ten')}"
+            else:
+                text += f"; the middle has {plural(len(after.middle), 'card')}, {plural(after.middle_tens, 'ten')}"
+        elif self.rules.tens_scoring and tens_here:
+            text += f" (+{plural(tens_here, 'ten')})"
+        self.say(text + ".")
+
+    def _hand_done(self, after: PlayerView, summary: HandSummary) -> None:
+        us, them = self.human % 2, 1 - self.human % 2
+        parts = [f"tricks {after.tricks[us]}-{after.tricks[them]}"]
+        if self.rules.tens_scoring:
+            parts.append(f"tens {after.tens[us]}-{after.tens[them]}")
+        text = f"Hand over, us-them: {', '.join(parts)}. "
+        w = summary.hand_winner
+        text += "No winner." if w is None else f"{self.side_name(w)} win the hand."
+        if summary.kot is not None:
+            text += f" A kot for {'us' if summary.kot == self.human % 2 else 'them'}!"
+        self.say(text)
+        winner = after.match_winner
+        if winner is not None:
+            if winner == "draw":
+                self.say("The match is drawn.")
+            else:
+                self.say(f"Match over: {'we win' if winner == self.human % 2 else 'they win'}.")
+
+
+__all__ = ["SUIT_SYMBOLS", "Narrator", "pretty_card", "pretty_suit", "seat_names"]

@@ -1,0 +1,73 @@
+"""Saving browser games as R6 records, so that human games become data.
+
+Each finished or abandoned game is one JSON Lines file ``<id>.jsonl`` holding one R6
+record (RULES.md R6: ``id``, ``rules``, ``options``, ``first_dealer``, ``hands`` with
+each hand's ``deck`` text and ``moves``, ``draw:XX`` included) plus extra fields that
+replay ignores: ``agents`` (the spec per seat, ``"human"`` for the person),
+``human_seat``, ``seed``, ``result`` (``finished`` or ``abandoned``), ``winner`` and
+the times. ``python -m dehla_env.replay FILE`` reads it back and plays it again; a
+folder of them concatenates into one data set (``cat DIR/*.jsonl``).
+
+The default folder is ``$DEHLA_RECORD_DIR`` if set, else ``$XDG_DATA_HOME/dehla/games``
+(``~/.local/share/dehla/games``): outside the source tree, so records survive
+reinstalls and are not committed by accident.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from .game import WebGame
+
+
+def default_record_dir() -> Path:
+    """``$DEHLA_RECORD_DIR``, else ``$XDG_DATA_HOME/dehla/games`` (see the module docstring)."""
+    env = os.environ.get("DEHLA_RECORD_DIR")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "dehla" / "games"
+
+
+def record_of(game: WebGame, result: str) -> dict[str, Any]:
+    """The game's R6 record with its extra fields (``result``: finished or abandoned)."""
+    match = game.match
+    return {
+        "id": game.id,
+        "rules": game.rules.name,
+        "options": game.rules.option_dict(),
+        "first_dealer": match.first_dealer,
+        "hands": [{"deck": h.deck, "moves": list(h.moves)} for h in game.hands],
+        "agents": list(game.specs),
+        "human_seat": game.human,
+        "seed": game.seed,
+        "result": result,
+        "winner": match.winner,
+        "started": _iso(game.created),
+        "saved": _iso(time.time()),
+        "source": "agents.web",
+    }
+
+
+def save_record(game: WebGame, folder: Path, result: str) -> Path:
+    """Write the game's record to ``folder/<id>.jsonl`` (atomically: a reader never
+    sees half a line) and mark the game saved."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{game.id}.jsonl"
+    tmp = path.with_suffix(".jsonl.tmp")
+    tmp.write_text(json.dumps(record_of(game, result)) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    game.saved_to = str(path)
+    game.ended = result
+    return path
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+__all__ = ["default_record_dir", "record_of", "save_record"]

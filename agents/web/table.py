@@ -1,0 +1,297 @@
+"""What the page is sent: the person's table as JSON, built from their PlayerView only.
+
+:func:`table_state` is the one place that decides what the browser sees, and it reads
+``view_of(match, person)`` (R0.6) plus the game's own public facts (who sits where
+with which agent, the scores the match announced at a hand's end, the log made from
+the same views). Other hands are card counts; a closed trump chosen by someone else is
+``hidden`` until revealed (R2.4c); the person's own secret trump is shown to them.
+
+The game's seed stays off the page (it would give away every deal); it goes into the
+record once the game is over. The page does no rules logic: which cards are legal, what the prompt says, which
+panels a ruleset has (tens, points, kots, the middle, bids) all come from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET, action_text, bid_of
+from dehla_env.cards import SUIT_LETTERS, card_text
+from dehla_env.engine import Phase
+from dehla_env.rules import MatchScoring, Rules, TrumpMaking
+from dehla_env.view import PlayerView
+
+from .game import WebGame
+from .narrate import SUIT_SYMBOLS, plural, pretty_suit
+
+SUIT_NAMES = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}
+HAND_SUIT_ORDER = (3, 2, 0, 1)  # spades, hearts, clubs, diamonds: black and red alternate
+
+
+def card_json(card: int) -> dict[str, Any]:
+    text = card_text(card)
+    return {
+        "text": text,
+        "rank": "10" if text[0] == "T" else text[0],
+        "suit": text[1],
+        "symbol": SUIT_SYMBOLS[text[1]],
+        "red": text[1] in "DH",
+        "ten": text[0] == "T",
+    }
+
+
+def sorted_hand(cards: tuple[int, ...]) -> list[int]:
+    """By suit (alternating colours), high cards first within a suit."""
+    return sorted(cards, key=lambda c: (HAND_SUIT_ORDER.index(c // 13), -c))
+
+
+def panels(rules: Rules) -> dict[str, bool]:
+    """Which score panels and table parts this ruleset has (from the rules' facts)."""
+    return {
+        "tens": rules.tens_scoring,
+        "points": rules.scores_points,
+        "kots": rules.has_kots,
+        "streak": rules.tracks_streak,
+        "middle": rules.has_middle,
+        "bids": rules.trump_making is TrumpMaking.BIDDING,
+    }
+
+
+def target_text(rules: Rules) -> str:
+    """How the match is won, in one line (R1.9, R2.6, R3.6, R4.5)."""
+    ms = rules.match_scoring
+    limit = f" ({plural(rules.max_hands, 'hand')} at most)" if rules.max_hands else ""
+    if ms is MatchScoring.KOTS:
+        return f"First side to {plural(rules.kots_to_win or 1, 'kot')} wins{limit}."
+    if ms is MatchScoring.STREAK:
+        return f"All the tens in a round, or {rules.kot_streak} rounds in a row, wins{limit}."
+    if ms is MatchScoring.ROUND_POINTS:
+        return f"All the tens in a round, or {plural(rules.points_to_win or 1, 'round')} won, wins{limit}."
+    if ms is MatchScoring.COURT_POINTS:
+        return f"First side to {plural(rules.points_to_win or 1, 'point')} wins; a round is 1, a kot 1 more{limit}."
+    return f"A side {rules.gap} or more points behind loses{limit}."
+
+
+def _high_bid(view: PlayerView) -> tuple[int, int] | None:
+    bids = [(s, a) for s, a in view.bids if a != PASS_ACTION]
+    return bids[-1] if bids else None
+
+
+def _trump_json(view: PlayerView) -> dict[str, Any]:
+    if view.trump_hidden:
+        state = "hidden"  # R2.4c: chosen by someone else, not revealed
+    elif view.trump < 0:
+        state = "none"
+    elif not view.trump_in_force:
+        state = "secret"  # the person's own closed trump, not in force yet
+    elif view.draw_card >= 0:
+        state = "drawn"  # R1.4
+    else:
+        state = "open"
+    suit = SUIT_LETTERS[view.trump] if view.trump >= 0 else None
+    return {
+        "state": state,
+        "suit": suit,
+        "symbol": SUIT_SYMBOLS[suit] if suit else None,
+        "name": SUIT_NAMES[suit] if suit else None,
+        "maker": view.trump_maker if view.trump_maker >= 0 else None,
+        "draw_card": card_json(view.draw_card) if view.draw_card >= 0 else None,
+    }
+
+
+def _actions(view: PlayerView) -> list[dict[str, Any]]:
+    """The non-card decisions of the phase (all shown, the legal ones enabled)."""
+    legal = set(view.legal_actions)
+    if view.phase == Phase.TRUMP and legal:
+        return [
+            {
+                "move": action_text(a),
+                "label": f"{SUIT_SYMBOLS[SUIT_LETTERS[a - TRUMP_OFFSET]]} {SUIT_NAMES[SUIT_LETTERS[a - TRUMP_OFFSET]]}",
+                "kind": "trump",
+                "red": SUIT_LETTERS[a - TRUMP_OFFSET] in "DH",
+                "legal": a in legal,
+            }
+            for a in range(TRUMP_OFFSET, TRUMP_OFFSET + 4)
+        ]
+    if view.phase == Phase.BID and legal:
+        out = [{"move": "pass", "label": "Pass", "kind": "pass", "red": False, "legal": PASS_ACTION in legal}]
+        for a in range(BID_OFFSET, NUM_ACTIONS):
+            tricks, suit = bid_of(a)
+            out.append(
+                {
+                    "move": action_text(a),
+                    "label": f"{tricks}{pretty_suit(suit)}",
+                    "kind": "bid",
+                    "red": suit in (1, 2),
+                    "legal": a in legal,
+                    "tricks": tricks,
+                }
+            )
+        return out
+    return []
+
+
+def _prompt(game: WebGame, view: PlayerView) -> str:
+    """What the person is asked to do, or who is being waited for."""
+    status = game.status()
+    names = game.narrator.names
+    if status == "match-over":
+        return "The match is over."
+    if status == "hand-over":
+        return "The hand is over: deal the next one when you are ready."
+    if status == "bot":
+        if view.phase == Phase.DRAW:
+            return "Nobody was void in five tricks: a card is drawn for trump (R1.4)."
+        who = names[view.to_act]
+        doing = {Phase.BID: "to bid", Phase.TRUMP: "to make trump"}.get(view.phase, "to play")
+        return f"Waiting for {who} {doing}…"
+    rules = game.rules
+    if view.phase == Phase.BID:
+        high = _high_bid(view)
+        high_text = f"{action_text(high[1])[4:]} by {names[high[0]]}" if high else "none yet"
+        return f"Your bid: {MIN_BID} to {MAX_BID} tricks with a trump suit, or pass. Highest so far: {high_text}."
+    if view.phase == Phase.TRUMP:
+        if view.trick:
+            if rules.trump_making is TrumpMaking.CLOSED:
+                return (
+                    "You cannot follow suit: choose a trump in secret; "
+                    "it is revealed the next time you cannot follow (R2.4c)."
+                )
+            return "You cannot follow suit: name the trump suit, then play any card (R2.4d)."
+        if rules.trump_making is TrumpMaking.BIDDING:
+            return "Everyone passed: you must take 7 tricks. Name the trump suit (R4.2)."
+        if rules.trump_making is TrumpMaking.OPEN:
+            return "Name the trump suit for this hand (R2.4b)."
+        return "Name the trump suit from your first five cards."
+    if view.led_suit < 0:
+        return "Your lead: play any card."
+    led = SUIT_LETTERS[view.led_suit]
+    if any(a // 13 == view.led_suit for a in view.legal_actions):
+        return f"Follow suit: {SUIT_SYMBOLS[led]} {SUIT_NAMES[led].lower()} led."
+    if rules.trump_making is TrumpMaking.FIRST_VOID and view.trump_maker < 0:
+        return f"You have no {SUIT_NAMES[led].lower()}: any card you play now makes its suit trump (R1.4)."
+    return f"You have no {SUIT_NAMES[led].lower()}: play any card."
+
+
+def _plays(view: PlayerView, leader: int, cards: tuple[int, ...] | list[int]) -> list[dict[str, Any]]:
+    n = view.num_players
+    return [{"seat": (leader + i) % n, "card": card_json(c)} for i, c in enumerate(cards)]
+
+
+def _seats(game: WebGame, view: PlayerView) -> list[dict[str, Any]]:
+    n = view.num_players
+    me = game.human
+    last_bid: dict[int, str] = {}
+    for s, a in view.bids:
+        last_bid[s] = "Pass" if a == PASS_ACTION else f"{bid_of(a)[0]}{pretty_suit(bid_of(a)[1])}"
+    out = []
+    for s in range(n):
+        role = "you" if s == me else ("partner" if s % 2 == me % 2 else "opponent")
+        out.append(
+            {
+                "seat": s,
+                "place": (s - me) % n,  # 0 = bottom, then to the right (anticlockwise, R0.2)
+                "name": game.narrator.names[s],
+                "role": role,
+                "agent": None if s == me else game.specs[s],
+                "side": s % 2,
+                "cards": view.hand_counts[s],
+                "dealer": s == view.dealer,
+                "to_act": s == view.to_act,
+                "trump_maker": s == view.trump_maker,
+                "bid": last_bid.get(s),
+                "tricks": sum(1 for _l, _c, w in view.history if w == s),
+            }
+        )
+    return out
+
+
+def _result(game: WebGame, view: PlayerView) -> dict[str, Any] | None:
+    """The finished hand's outcome as the match announced it (public scores)."""
+    match = game.match
+    if match.hand.phase != Phase.DONE or not match.summaries:
+        return None
+    summary = match.summaries[-1]
+    return {
+        "hand_winner": summary.hand_winner,
+        "kot": summary.kot,
+        "tricks": list(view.tricks),
+        "tens": list(view.tens),
+        "points": list(summary.points),
+        "kots": list(summary.kots),
+        "next_dealer": summary.next_dealer,
+    }
+
+
+def table_state(game: WebGame) -> dict[str, Any]:
+    """The person's table (see the module docstring)."""
+    view = game.view()
+    rules = game.rules
+    legal = set(view.legal_actions)
+    trick: dict[str, Any] = {
+        "number": len(view.history) + 1,
+        "plays": [{"seat": s, "card": card_json(c)} for s, c in view.trick],
+        "winning": view.trick_winner if view.trick_winner >= 0 else None,
+        "led": SUIT_LETTERS[view.led_suit] if view.led_suit >= 0 else None,
+    }
+    last_trick = None
+    if view.history:
+        leader, cards, winner = view.history[-1]
+        last_trick = {"number": len(view.history), "plays": _plays(view, leader, cards), "winner": winner}
+    middle = None
+    if rules.has_middle:
+        middle = {
+            "count": len(view.middle),
+            "tens": view.middle_tens,
+            "cards": [card_json(c) for c in view.middle],
+            "taker": view.last_winner if view.last_winner >= 0 and view.middle else None,
+        }
+    high = _high_bid(view)
+    contract = None
+    if view.contract is not None:
+        seat, tricks, suit = view.contract
+        contract = {"seat": seat, "tricks": tricks, "suit": SUIT_LETTERS[suit], "symbol": pretty_suit(suit)}
+    hand_no = view.hands_completed + (0 if view.phase == Phase.DONE else 1)
+    return {
+        "id": game.id,
+        "version": game.version,
+        "status": game.status(),
+        "bot_delay": game.bot_delay,
+        "rules": {"name": rules.name, "options": rules.option_dict(), "text": str(rules)},
+        "panels": panels(rules),
+        "target": target_text(rules),
+        "players": view.num_players,
+        "seat": game.human,
+        "side": game.human % 2,
+        "hand_no": hand_no,
+        "dealer": view.dealer,
+        "to_act": view.to_act if view.to_act >= 0 else None,
+        "phase": view.phase.name.lower(),
+        "seats": _seats(game, view),
+        "hand": [dict(card_json(c), legal=c in legal) for c in sorted_hand(view.hand)],
+        "actions": _actions(view),
+        "prompt": _prompt(game, view),
+        "trick": trick,
+        "last_trick": last_trick,
+        "middle": middle,
+        "trump": _trump_json(view),
+        "bids": [{"seat": s, "move": action_text(a)} for s, a in view.bids],
+        "high_bid": {"seat": high[0], "move": action_text(high[1])} if high else None,
+        "contract": contract,
+        "score": {
+            "tricks": list(view.tricks),
+            "tens": list(view.tens),
+            "points": list(view.points),
+            "kots": list(view.kots),
+            "streak": list(view.streak) if view.streak is not None else None,
+            "hands_completed": view.hands_completed,
+        },
+        "result": _result(game, view),
+        "winner": view.match_winner,
+        "log": [text for h, text in game.narrator.lines if h == game.narrator.hand_no],
+        "record": game.saved_to,
+        "ended": game.ended,
+    }
+
+
+__all__ = ["card_json", "panels", "sorted_hand", "table_state", "target_text"]
