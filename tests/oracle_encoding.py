@@ -126,5 +126,3 @@ def oracle_encode(view: PlayerView) -> np.ndarray:
         rules, me % 2, view.kots, view.points, view.streak, view.hands_completed, view.match_winner is not None
     )
     return obs
-
-
