@@ -46,13 +46,13 @@ from typing import Any
 import numpy as np
 
 from dehla_env.actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
-from dehla_env.cards import NUM_CARDS, TEN_RANK
+from dehla_env.cards import NUM_CARDS, NUM_RANKS, TEN_RANK
 from dehla_env.encoding import layout_for
 from dehla_env.tricks import LED_KEY, trick_keys
 from dehla_env.vector import BatchPolicy, random_legal
 
-_SUIT = np.arange(NUM_CARDS) // 13
-_RANK = np.arange(NUM_CARDS) % 13
+_SUIT = np.arange(NUM_CARDS) // NUM_RANKS
+_RANK = np.arange(NUM_CARDS) % NUM_RANKS
 _IS_TEN = _RANK == TEN_RANK
 
 

@@ -27,7 +27,7 @@ The bots read only the seat's :class:`~dehla_env.view.PlayerView`.
 from __future__ import annotations
 
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_action
-from dehla_env.cards import TEN_RANK, cards_in
+from dehla_env.cards import NUM_RANKS, TEN_RANK, cards_in
 from dehla_env.engine import Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.tricks import trick_winner
@@ -88,7 +88,7 @@ class HeuristicAgent(Agent):
             if s == suit:
                 continue
             for c in know.hand_by_suit[s]:
-                r = c % 13
+                r = c % NUM_RANKS
                 side_cards += {12: 1.0, 11: 0.5}.get(r, 0.0)
         # five average cards: 1.25 trumps (1.9 strength) + 1.25 honours (~1.6): ~3.5
         return 6.5 + 0.55 * (strength - 3.5) + 0.6 * side_cards
@@ -128,13 +128,13 @@ class HeuristicAgent(Agent):
             return None
         tens_matter = self._tens_matter(view.rules)
         best = max((s for s in range(4) if know.hand_by_suit[s]), key=lambda s: know.suit_strength(s, tens_matter))
-        cards = sorted(know.hand_by_suit[best], key=lambda c: (c % 13 == TEN_RANK and tens_matter, c))
+        cards = sorted(know.hand_by_suit[best], key=lambda c: (c % NUM_RANKS == TEN_RANK and tens_matter, c))
         return cards[0] if cards[0] in legal else None
 
 
 def _lowest(cards: list[int] | tuple[int, ...], avoid_tens: bool) -> int:
     """The lowest card; with ``avoid_tens``, a ten only if nothing else is left."""
-    return min(cards, key=lambda c: (avoid_tens and c % 13 == TEN_RANK, c % 13, c))
+    return min(cards, key=lambda c: (avoid_tens and c % NUM_RANKS == TEN_RANK, c % NUM_RANKS, c))
 
 
 class EasyAgent(HeuristicAgent):
@@ -148,7 +148,7 @@ class EasyAgent(HeuristicAgent):
             return legal[int(self.rng.integers(len(legal)))]
         winners = [c for c in legal if know.beats(c, know.winning_card)]
         if winners and not know.is_partner(know.winner_seat):
-            return min(winners, key=lambda c: (c // 13 == know.trump_suit_in_force, c % 13))
+            return min(winners, key=lambda c: (c // NUM_RANKS == know.trump_suit_in_force, c % NUM_RANKS))
         return _lowest(legal, avoid_tens=False)
 
 
@@ -201,9 +201,9 @@ class HardAgent(HeuristicAgent):
 
     def _card_cost(self, view: PlayerView, know: Knowledge, card: int) -> float:
         """The future value spent by playing ``card`` now (high cards and trumps)."""
-        r = card % 13
+        r = card % NUM_RANKS
         cost = 0.02 * r
-        if card // 13 == know.trump:
+        if card // NUM_RANKS == know.trump:
             cost += 0.12 + 0.02 * r
         if r >= 9 and know.is_master(card):
             cost += 0.15
@@ -211,7 +211,7 @@ class HardAgent(HeuristicAgent):
 
     def _expected(self, view: PlayerView, know: Knowledge, card: int) -> float:
         """Expected value for our side of playing ``card`` to the current trick."""
-        ten = 1 if card % 13 == TEN_RANK and self._tens_matter(view.rules) else 0
+        ten = 1 if card % NUM_RANKS == TEN_RANK and self._tens_matter(view.rules) else 0
         after = know.after
         partner_after = [s for s in after if know.is_partner(s)]
         if not know.trick_cards or know.beats(card, know.winning_card):
@@ -255,9 +255,9 @@ class HardAgent(HeuristicAgent):
             sampler = WorldSampler(view)
             worlds = [[cards_in(mask) for mask in sampler.sample(self.rng).hands] for _ in range(self.samples)]
             if worlds:
-                scored = [(self._sampled_value(view, know, c, worlds), -(c % 13), c) for c in legal]
+                scored = [(self._sampled_value(view, know, c, worlds), -(c % NUM_RANKS), c) for c in legal]
                 return max(scored)[2]
-        scored = [(self._expected(view, know, c), -(c % 13), c) for c in legal]
+        scored = [(self._expected(view, know, c), -(c % NUM_RANKS), c) for c in legal]
         return max(scored)[2]
 
     def _sampled_value(self, view: PlayerView, know: Knowledge, card: int, worlds: list[list[list[int]]]) -> float:
@@ -272,11 +272,11 @@ class HardAgent(HeuristicAgent):
         for hands in worlds:
             cards = base_cards[:]
             seats = base_seats[:]
-            led = cards[0] // 13
+            led = cards[0] // NUM_RANKS
             t = trump
             for s in know.after:
                 h = hands[s]
-                follow = [c for c in h if c // 13 == led]
+                follow = [c for c in h if c // NUM_RANKS == led]
                 options = follow or h
                 if not options:
                     continue
@@ -284,18 +284,23 @@ class HardAgent(HeuristicAgent):
                 best = cards[wi]
                 partner_winning = seats[wi] % 2 == s % 2
                 if partner_winning:
-                    c = min(options, key=lambda x: (tens_matter and x % 13 == TEN_RANK, x % 13))
+                    c = min(options, key=lambda x: (tens_matter and x % NUM_RANKS == TEN_RANK, x % NUM_RANKS))
                 else:
-                    beat = [x for x in options if (x // 13 == best // 13 and x > best) or (x // 13 == t != best // 13)]
+                    beat = [
+                        x
+                        for x in options
+                        if (x // NUM_RANKS == best // NUM_RANKS and x > best)
+                        or (x // NUM_RANKS == t != best // NUM_RANKS)
+                    ]
                     if not beat and t < 0 and not follow and first_void and view.trump < 0:
                         beat = options  # a void seat makes trump with any card (R1.4)
-                    c = min(beat or options, key=lambda x: (x // 13 == t, x % 13))
+                    c = min(beat or options, key=lambda x: (x // NUM_RANKS == t, x % NUM_RANKS))
                 if t < 0 and not follow and first_void and view.trump < 0:
-                    t = c // 13
+                    t = c // NUM_RANKS
                 cards.append(c)
                 seats.append(s)
             winner = seats[trick_winner(cards, t)]
-            extra = tens_in(cards[len(base_cards) :]) + (1 if card % 13 == TEN_RANK and tens_matter else 0)
+            extra = tens_in(cards[len(base_cards) :]) + (1 if card % NUM_RANKS == TEN_RANK and tens_matter else 0)
             stake = self._stake(view, know, extra, winner, winner % 2 == know.seat % 2)
             total += stake if winner % 2 == know.seat % 2 else -stake
         return total / len(worlds) - self.cost_scale * self._card_cost(view, know, card)

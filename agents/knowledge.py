@@ -7,7 +7,9 @@ the seat's hand, the cards played, the known voids. The heuristic bots build one
 
 from __future__ import annotations
 
-from dehla_env.cards import NUM_CARDS, TEN_RANK
+from collections.abc import Iterable
+
+from dehla_env.cards import NUM_CARDS, NUM_RANKS, TEN_RANK
 from dehla_env.rules import TrumpMaking
 from dehla_env.tricks import beats, trick_winner
 from dehla_env.view import PlayerView
@@ -77,7 +79,7 @@ class Knowledge:
         self.after = [(self.seat + k) % n for k in range(1, n - played_now)]
         by_suit: list[list[int]] = [[], [], [], []]
         for c in view.hand:
-            by_suit[c // 13].append(c)
+            by_suit[c // NUM_RANKS].append(c)
         self.hand_by_suit = by_suit
 
     # ------------------------------------------------------------------ helpers
@@ -90,7 +92,7 @@ class Knowledge:
 
     def unseen_higher(self, card: int) -> int:
         """Unseen cards of ``card``'s suit that rank above it."""
-        top = (card // 13) * 13 + 13
+        top = (card // NUM_RANKS) * 13 + 13
         return sum(self.unseen[card + 1 : top])
 
     def unseen_in_suit(self, suit: int) -> int:
@@ -120,8 +122,8 @@ class Knowledge:
     def p_beats(self, seat: int, best: int) -> float:
         """Rough chance that ``seat``, still to play, beats ``best`` in this trick."""
         voids = self.view.voids[seat] if self.counting else (False, False, False, False)
-        led = self.led if self.led >= 0 else best // 13
-        best_suit = best // 13
+        led = self.led if self.led >= 0 else best // NUM_RANKS
+        best_suit = best // NUM_RANKS
         trump = self.trump_suit_in_force
         p_void_led = 1.0 if voids[led] else 1.0 - self.p_holds_any(seat, self.unseen_in_suit(led))
         p = 0.0
@@ -141,7 +143,7 @@ class Knowledge:
     def p_beats_lead(self, seat: int, card: int) -> float:
         """Rough chance that ``seat`` beats ``card`` if we lead it to a new trick."""
         voids = self.view.voids[seat] if self.counting else (False, False, False, False)
-        suit = card // 13
+        suit = card // NUM_RANKS
         trump = self.trump_suit_in_force if self.trump_suit_in_force >= 0 else self.trump
         p = 0.0 if voids[suit] else self.p_holds_any(seat, self.unseen_higher(card))
         if trump >= 0 and suit != trump and not voids[trump]:
@@ -158,16 +160,22 @@ class Knowledge:
         return p
 
     def suit_strength(self, suit: int, tens_matter: bool) -> float:
-        """How good ``suit`` would be as trump for this hand: length and honours."""
-        cards = self.hand_by_suit[suit]
-        score = 1.5 * len(cards)
-        for c in cards:
-            r = c % 13
-            score += {12: 4.0, 11: 3.0, 10: 2.0, 9: 1.0}.get(r, 0.0)
-            if tens_matter and r == TEN_RANK:
-                score += 1.0
-        return score
+        """How good ``suit`` would be as trump for this hand (:func:`trump_strength`)."""
+        return trump_strength(self.hand_by_suit[suit], tens_matter)
+
+
+_HONOUR = {12: 4.0, 11: 3.0, 10: 2.0, 9: 1.0}  # A K Q J
+
+
+def trump_strength(cards: Iterable[int], tens_matter: bool) -> float:
+    """The bots' one measure of a suit as trump, from the cards held in it: length
+    (1.5 a card) and honours (A 4, K 3, Q 2, J 1), and 1 a ten where tens score (R0.5)."""
+    score = 0.0
+    for c in cards:
+        r = c % NUM_RANKS
+        score += 1.5 + _HONOUR.get(r, 0.0) + (1.0 if tens_matter and r == TEN_RANK else 0.0)
+    return score
 
 
 def tens_in(cards: list[int] | tuple[int, ...]) -> int:
-    return sum(1 for c in cards if c % 13 == TEN_RANK)
+    return sum(1 for c in cards if c % NUM_RANKS == TEN_RANK)

@@ -43,7 +43,7 @@ from dehla_env.actions import (
     is_trump,
     parse_action,
 )
-from dehla_env.cards import NUM_RANKS, RANK_LETTERS, SUIT_LETTERS
+from dehla_env.cards import NUM_RANKS, RANK_LETTERS, SUIT_LETTERS, suit_of
 from dehla_env.engine import DRAWN, MatchState, Phase, TrumpContext
 from dehla_env.rules import PRESETS, MatchScoring, Rules, TrumpMaking, make_rules, parse_option_pairs
 from dehla_env.view import PlayerView, view_of
@@ -423,7 +423,8 @@ class TerminalGame:
             match.sample_chance(self.rng)
             card = match.hand.draw_card
             self.say(
-                f"Nobody was void in five tricks: drew {self.card(card)}, so {self.suit(card // 13)} is trump (R1.4)."
+                f"Nobody was void in five tricks: drew {self.card(card)}, "
+                f"so {self.suit(suit_of(card))} is trump (R1.4)."
             )
             self.say(f"Eight more cards each are dealt. Your hand: {self._hand_line()}")
             return

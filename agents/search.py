@@ -72,7 +72,7 @@ import time
 import numpy as np
 
 from dehla_env.actions import TRUMP_OFFSET
-from dehla_env.cards import SUIT_MASKS, TEN_RANK, TENS_MASK
+from dehla_env.cards import NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK, cards_of_suit
 from dehla_env.engine.hand import HandState, Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.tricks import trick_winner
@@ -80,6 +80,7 @@ from dehla_env.view import PlayerView
 
 from .base import Agent
 from .heuristic import HardAgent
+from .knowledge import trump_strength
 from .sampler import WorldSampler, match_for, view_in_world
 from .solver import (
     M_COURT,
@@ -159,11 +160,11 @@ def greedy_action(hand: HandState) -> int:
                 continue
             top = mine.bit_length() - 1
             if _holds(top, s, trump, pending, opp_later, hands):
-                best = top if best < 0 or (top % 13) < (best % 13) else best
+                best = top if best < 0 or (top % NUM_RANKS) < (best % NUM_RANKS) else best
         if best >= 0:
             return best
         return _lowest(h, tens_matter, trump)
-    led = cards[0] // 13
+    led = cards[0] // NUM_RANKS
     follow = h & SUIT_MASKS[led]
     legal = follow or h
     wi = trick_winner(cards, trump)
@@ -187,7 +188,7 @@ def greedy_action(hand: HandState) -> int:
                 return ten.bit_length() - 1
         return _lowest(legal, tens_matter, trump)
     # cheapest card that wins and holds
-    wsuit = wcard // 13
+    wsuit = wcard // NUM_RANKS
     m = legal
     best = -1
     best_key = 99
@@ -195,11 +196,11 @@ def greedy_action(hand: HandState) -> int:
         b = m & -m
         m ^= b
         c = b.bit_length() - 1
-        s = c // 13
+        s = c // NUM_RANKS
         if ((s == wsuit and c > wcard) or (s == trump and wsuit != trump)) and _holds(
             c, led, trump, pending, opp_later, hands
         ):
-            key = (c % 13) + (13 if s == trump else 0)
+            key = (c % NUM_RANKS) + (13 if s == trump else 0)
             if key < best_key:
                 best, best_key = c, key
     if best >= 0:
@@ -208,23 +209,13 @@ def greedy_action(hand: HandState) -> int:
 
 
 # ---------------------------------------------------------------------- rule playout
-_HONOUR = {12: 4.0, 11: 3.0, 10: 2.0, 9: 1.0}
-
-
 def _suit_strength(h: int, suit: int, tens_matter: bool) -> float:
-    """The hard bot's measure of a suit as trump: length and honours."""
-    score = 0.0
-    m = h & SUIT_MASKS[suit]
-    while m:
-        b = m & -m
-        m ^= b
-        r = (b.bit_length() - 1) % 13
-        score += 1.5 + _HONOUR.get(r, 0.0) + (1.0 if tens_matter and r == TEN_RANK else 0.0)
-    return score
+    """The bots' measure of a suit as trump (:func:`agents.knowledge.trump_strength`)."""
+    return trump_strength(cards_of_suit(h, suit), tens_matter)
 
 
 def rule_action(hand: HandState) -> int:
-    """The hard bot's expected-value rule (agents/heuristic.py ``HardAgent``) played
+    """The ``rule`` playout: the hard bot's expected-value idea (agents/heuristic.py) played
     with the knowledge of a sampled world: each legal card is worth the stake of the
     trick if its side then holds the trick, minus the stake if the other side takes
     it, minus the future value of the card spent (R1.5: the middle, the pair threat,
@@ -245,7 +236,7 @@ def rule_action(hand: HandState) -> int:
     n = len(cards)
     later = [(seat + i) & 3 for i in range(1, 4 - n)]
     opp_later = [s for s in later if (s ^ seat) & 1]
-    led = cards[0] // 13 if n else -1
+    led = cards[0] // NUM_RANKS if n else -1
     follow = h & SUIT_MASKS[led] if n else 0
     if n and not follow and pending:
         # R1.4 / R2.4a: the card played makes trump: the lowest of the strongest suit
@@ -263,7 +254,7 @@ def rule_action(hand: HandState) -> int:
     last_trick = len(hand.trick_winners) + 1 == rules.num_tricks
     trick_tens = 0
     for c in cards:
-        if c % 13 == TEN_RANK:
+        if c % NUM_RANKS == TEN_RANK:
             trick_tens += 1
     live_others = 0
     for o in range(4):
@@ -287,7 +278,7 @@ def rule_action(hand: HandState) -> int:
                         b = m & -m
                         m ^= b
                         c = b.bit_length() - 1
-                        if _holds(c, c // 13, trump, pending, [s for s in range(4) if (s ^ seat) & 1], hands):
+                        if _holds(c, c // NUM_RANKS, trump, pending, [s for s in range(4) if (s ^ seat) & 1], hands):
                             lead_chance = 1.0
                             break
                 share = lead_chance
@@ -307,10 +298,10 @@ def rule_action(hand: HandState) -> int:
         b = m & -m
         m ^= b
         card = b.bit_length() - 1
-        suit = card // 13
-        r = card % 13
+        suit = card // NUM_RANKS
+        r = card % NUM_RANKS
         ten = 1 if tens_matter and r == TEN_RANK else 0
-        if not n or (suit == wcard // 13 and card > wcard) or (suit == trump and wcard // 13 != trump):
+        if not n or (suit == wcard // NUM_RANKS and card > wcard) or (suit == trump and wcard // NUM_RANKS != trump):
             p_us = 1.0 if _holds(card, led if n else suit, trump, pending, opp_later, hands) else 0.0
             our = seat
             their = next((o for o in opp_later if o == last_winner), opp_later[0] if opp_later else -1)
@@ -325,7 +316,7 @@ def rule_action(hand: HandState) -> int:
             p_us = 0.0
             if partner_after:
                 ph = hands[our]
-                wsuit = wcard // 13
+                wsuit = wcard // NUM_RANKS
                 pf = ph & SUIT_MASKS[led]
                 can = pf & SUIT_MASKS[wsuit] & ~((2 << wcard) - 1) if wsuit == led else 0
                 if not pf and trump >= 0:
@@ -353,7 +344,7 @@ def rule_action(hand: HandState) -> int:
 
 def _holds(card: int, led: int, trump: int, pending: bool, opponents: list[int], hands: list[int]) -> bool:
     """Would ``card`` (winning now) still win after ``opponents`` play (full knowledge)?"""
-    s = card // 13
+    s = card // NUM_RANKS
     above = SUIT_MASKS[s] & ~((2 << card) - 1)
     for o in opponents:
         ho = hands[o]
@@ -379,7 +370,11 @@ def _lowest(mask: int, tens_matter: bool, trump: int) -> int:
         b = m & -m
         m ^= b
         c = b.bit_length() - 1
-        key = (c % 13) + (13 if c // 13 == trump else 0) + (40 if tens_matter and c % 13 == TEN_RANK else 0)
+        key = (
+            (c % NUM_RANKS)
+            + (13 if c // NUM_RANKS == trump else 0)
+            + (40 if tens_matter and c % NUM_RANKS == TEN_RANK else 0)
+        )
         if key < best_key:
             best, best_key = c, key
     return best
@@ -490,7 +485,7 @@ class SearchAgent(Agent):
         hint = self.fallback.act(view)
         if members.get(hint) in tied:
             return hint
-        return min(tied, key=lambda a: (a % 13, a))
+        return min(tied, key=lambda a: (a % NUM_RANKS, a))
 
     def action_groups(self, view: PlayerView) -> list[list[int]]:
         """Legal actions grouped into classes equivalent in every consistent world."""
@@ -508,9 +503,9 @@ class SearchAgent(Agent):
         for c in sorted(legal):
             if (
                 prev >= 0
-                and c // 13 == prev // 13
+                and c // NUM_RANKS == prev // NUM_RANKS
                 and not others & ((1 << c) - (2 << prev))
-                and not (tens_matter and (c % 13 == TEN_RANK or prev % 13 == TEN_RANK))
+                and not (tens_matter and (c % NUM_RANKS == TEN_RANK or prev % NUM_RANKS == TEN_RANK))
             ):
                 groups[-1].append(c)
             else:

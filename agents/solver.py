@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dehla_env.cards import SUIT_MASKS, TEN_RANK, TENS_MASK
+from dehla_env.cards import NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK
 from dehla_env.engine.hand import HandState, Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.tricks import trick_winner
@@ -71,12 +71,12 @@ M_COURT = 4  # R3.3 tricks until a side has 7
 
 COURT_TARGET = 7
 _INF = 1 << 20
-_SUIT = tuple(c // 13 for c in range(52))
-_RANK = tuple(c % 13 for c in range(52))
+_SUIT = tuple(c // NUM_RANKS for c in range(52))
+_RANK = tuple(c % NUM_RANKS for c in range(52))
 # sort keys: tens first then low; tens last then low; high ranks first (ties: suit order)
-_TEN_FIRST = tuple((0 if c % 13 == TEN_RANK else 16) + c % 13 for c in range(52))
-_TEN_LAST = tuple((16 if c % 13 == TEN_RANK else 0) + c % 13 for c in range(52))
-_HIGH_FIRST = tuple(-(c % 13) for c in range(52))
+_TEN_FIRST = tuple((0 if c % NUM_RANKS == TEN_RANK else 16) + c % NUM_RANKS for c in range(52))
+_TEN_LAST = tuple((16 if c % NUM_RANKS == TEN_RANK else 0) + c % NUM_RANKS for c in range(52))
+_HIGH_FIRST = tuple(-(c % NUM_RANKS) for c in range(52))
 
 # Relative ranks (transposition keys): one suit's four holdings, packed as 4 x 13 bits,
 # map to a code that keeps only who holds the cards still in play in rank order (and
@@ -153,7 +153,7 @@ class Position:
     def legal_cards(self) -> list[int]:
         h = self.hands[self.to_act]
         if self.trick:
-            f = h & SUIT_MASKS[self.trick[0] // 13]
+            f = h & SUIT_MASKS[self.trick[0] // NUM_RANKS]
             if f:
                 h = f
         return _bits(h)
@@ -382,7 +382,7 @@ class Solver:
         trick = pos.trick
         n = len(trick)
         seat = (pos.leader + n) & 3
-        led = trick[0] // 13 if n else -1
+        led = trick[0] // NUM_RANKS if n else -1
         wc = ws = -1
         tmask = ttens = 0
         trump = pos.trump
@@ -392,7 +392,7 @@ class Solver:
             ws = (pos.leader + i) & 3
             for c in trick:
                 tmask |= 1 << c
-                if c % 13 == TEN_RANK:
+                if c % NUM_RANKS == TEN_RANK:
                     ttens += 1
         pending = pos.trump_pending and trump < 0
         if self.mode == M_DEHLA:
@@ -444,9 +444,9 @@ class Solver:
         for c in legal:  # ascending
             if (
                 prev >= 0
-                and c // 13 == prev // 13
+                and c // NUM_RANKS == prev // NUM_RANKS
                 and not others & ((1 << c) - (2 << prev))
-                and not (self.tens_matter and (c % 13 == TEN_RANK or prev % 13 == TEN_RANK))
+                and not (self.tens_matter and (c % NUM_RANKS == TEN_RANK or prev % NUM_RANKS == TEN_RANK))
             ):
                 groups[-1][1].append(c)
             else:
@@ -458,7 +458,7 @@ class Solver:
         """Play ``c`` at ``node`` (hands already updated by the caller): (gain for side
         0, child node or None at the end of the hand)."""
         seat, n, led, wc, ws, tmask, ttens, trump, pending, sc = node
-        s = c // 13
+        s = c // NUM_RANKS
         if n == 0:
             led, wc, ws = s, c, seat
         else:
@@ -466,9 +466,9 @@ class Solver:
                 trump = s
                 pending = False
                 wc, ws = c, seat
-            elif (s == wc // 13 and c > wc) or (s == trump and wc // 13 != trump):
+            elif (s == wc // NUM_RANKS and c > wc) or (s == trump and wc // NUM_RANKS != trump):
                 wc, ws = c, seat
-        if c % 13 == TEN_RANK:
+        if c % NUM_RANKS == TEN_RANK:
             ttens += 1
         if n < 3:
             return 0, ((seat + 1) & 3, n + 1, led, wc, ws, tmask | (1 << c), ttens, trump, pending, sc)
@@ -842,19 +842,19 @@ def _resolve(mode: int, winner: int, ttens: int, sc: int, last: bool) -> tuple[i
 def _last_trick(mode: int, leader: int, hands: list[int], trump: int, pending: bool, sc: int) -> int:
     """Value of a last trick (one card each), played from ``leader``."""
     c = hands[leader].bit_length() - 1
-    led = c // 13
+    led = c // NUM_RANKS
     wc, ws = c, leader
-    ttens = 1 if c % 13 == TEN_RANK else 0
+    ttens = 1 if c % NUM_RANKS == TEN_RANK else 0
     for k in (1, 2, 3):
         seat = (leader + k) & 3
         x = hands[seat].bit_length() - 1
-        s = x // 13
+        s = x // NUM_RANKS
         if pending and s != led:
             trump = s
             pending = False
             wc, ws = x, seat
-        elif (s == wc // 13 and x > wc) or (s == trump and wc // 13 != trump):
+        elif (s == wc // NUM_RANKS and x > wc) or (s == trump and wc // NUM_RANKS != trump):
             wc, ws = x, seat
-        if x % 13 == TEN_RANK:
+        if x % NUM_RANKS == TEN_RANK:
             ttens += 1
     return _resolve(mode, ws, ttens, sc, True)[0]

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from .actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION
-from .cards import NUM_CARDS, cards_in
+from .cards import NUM_CARDS, NUM_RANKS, cards_in
 from .engine import MatchState, Phase
 from .rules import MatchScoring, Rules
 from .tricks import trick_winner
@@ -713,12 +713,12 @@ class ObservationEncoder:
                 leader = h.trick_seats[0] if h.trick_seats else 0
                 cards = h.trick_cards
             if j < len(cards):
-                led = cards[0] // 13
+                led = cards[0] // NUM_RANKS
                 for k in range(j, len(cards)):
                     c = cards[k]
                     r = (leader + k - seat) % n
                     buf[o_played + r * NUM_CARDS + c] += 1.0
-                    if c // 13 != led:
+                    if c // NUM_RANKS != led:
                         buf[o_voids + r * 4 + led] = 1.0
             if t >= len(history):
                 seen.tricks_seen = t

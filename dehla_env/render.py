@@ -6,7 +6,7 @@ No rules logic lives here: it only formats what the engine or a view holds.
 from __future__ import annotations
 
 from .actions import action_text
-from .cards import SUIT_LETTERS, card_text
+from .cards import NUM_RANKS, SUIT_LETTERS, card_text
 from .engine import MatchState, Phase
 from .view import view_of
 
@@ -17,7 +17,7 @@ def hand_by_suit(cards: list[int] | tuple[int, ...]) -> str:
     """``S: A K T  H: 9 4  D: -  C: Q 2`` (high cards first, spades first)."""
     parts = []
     for s in (3, 2, 1, 0):
-        ranks = [card_text(c)[0] for c in sorted((c for c in cards if c // 13 == s), reverse=True)]
+        ranks = [card_text(c)[0] for c in sorted((c for c in cards if c // NUM_RANKS == s), reverse=True)]
         parts.append(f"{SUIT_LETTERS[s]}: {' '.join(ranks) if ranks else '-'}")
     return "  ".join(parts)
 

@@ -9,7 +9,7 @@ hold its suit. The page shows the current hand's lines.
 from __future__ import annotations
 
 from dehla_env.actions import PASS_ACTION, bid_of, is_bid, is_card, is_trump
-from dehla_env.cards import SUIT_LETTERS, card_text
+from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
 from dehla_env.engine import HandSummary, Phase
 from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.view import PlayerView
@@ -79,7 +79,8 @@ class Narrator:
     def after_draw(self, before: PlayerView, after: PlayerView) -> None:
         card = after.draw_card
         self.say(
-            f"Nobody was void in five tricks: {pretty_card(card)} is drawn, {pretty_suit(card // 13)} is trump (R1.4)."
+            f"Nobody was void in five tricks: {pretty_card(card)} is drawn, "
+            f"{pretty_suit(suit_of(card))} is trump (R1.4)."
         )
         if before.cards_undealt and not after.cards_undealt:
             self.say("Eight more cards each are dealt.")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET, action_text, bid_of
-from dehla_env.cards import SUIT_LETTERS, card_text
+from dehla_env.cards import NUM_RANKS, SUIT_LETTERS, card_text
 from dehla_env.engine import Phase
 from dehla_env.rules import MatchScoring, Rules, TrumpMaking
 from dehla_env.view import PlayerView
@@ -42,7 +42,7 @@ def card_json(card: int) -> dict[str, Any]:
 
 def sorted_hand(cards: tuple[int, ...]) -> list[int]:
     """By suit (alternating colours), high cards first within a suit."""
-    return sorted(cards, key=lambda c: (HAND_SUIT_ORDER.index(c // 13), -c))
+    return sorted(cards, key=lambda c: (HAND_SUIT_ORDER.index(c // NUM_RANKS), -c))
 
 
 def panels(rules: Rules) -> dict[str, bool]:
@@ -166,7 +166,7 @@ def _prompt(game: WebGame, view: PlayerView) -> str:
     if view.led_suit < 0:
         return "Your lead: play any card."
     led = SUIT_LETTERS[view.led_suit]
-    if any(a // 13 == view.led_suit for a in view.legal_actions):
+    if any(a // NUM_RANKS == view.led_suit for a in view.legal_actions):
         return f"Follow suit: {SUIT_SYMBOLS[led]} {SUIT_NAMES[led].lower()} led."
     if rules.trump_making is TrumpMaking.FIRST_VOID and view.trump_maker < 0:
         return f"You have no {SUIT_NAMES[led].lower()}: any card you play now makes its suit trump (R1.4)."
