@@ -17,21 +17,7 @@ from .actions import action_text
 from .engine import MatchState
 from .records import match_report
 from .render import render_match
-from .rules import PRESETS, make_rules
-
-
-def parse_options(pairs: list[str]) -> dict[str, object]:
-    """``["trump=chosen", "kots=3", "defender_kot=true"]`` -> typed option values."""
-    out: dict[str, object] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise SystemExit(f"--option wants key=value, not {pair!r}")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+from .rules import PRESETS, RulesError, make_rules, parse_option_pairs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,7 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
-    rules = make_rules(args.rules, parse_options(args.option))
+    if args.seed < 0:
+        parser.error(f"--seed is a non-negative integer, not {args.seed}")
+    try:
+        rules = make_rules(args.rules, parse_option_pairs(args.option))
+    except RulesError as e:
+        parser.error(str(e))
     rng = np.random.default_rng(args.seed)
     match = MatchState.new(rules, rng)
     match.sample_chance(rng)
