@@ -231,18 +231,33 @@ def export_torchscript(policy: str | Path | PolicyNet, out: str | Path) -> Path:
     return out
 
 
+class MaskedPolicy(nn.Module):
+    """The graph players run: ``(obs, mask) -> (masked logits, action)``, the action the
+    greedy legal move. Exported so that a runtime without this package still plays only
+    legal moves (the mask is an input; illegal actions get ``-inf``)."""
+
+    def __init__(self, net: PolicyNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = self.net(obs).masked_fill(~mask, float("-inf"))
+        return logits, logits.argmax(-1)
+
+
 def export_onnx(policy: str | Path | PolicyNet, out: str | Path) -> Path:
-    """Export a policy (a network or a checkpoint file) to ONNX (input ``obs`` [batch, D],
-    output ``logits``)."""
+    """Export a policy (a network or a checkpoint file) to ONNX: inputs ``obs`` [batch, D]
+    float32 and ``mask`` [batch, 85] bool (the legal actions), outputs ``logits`` (masked:
+    -inf where illegal) and ``action`` [batch] int64, the greedy legal action."""
     net = policy if isinstance(policy, PolicyNet) else load_policy(policy)[0]
     out = Path(out)
     torch.onnx.export(
-        net,
-        (torch.zeros(1, net.obs_size),),
+        MaskedPolicy(net).eval(),
+        (torch.zeros(1, net.obs_size), torch.ones(1, NUM_ACTIONS, dtype=torch.bool)),
         str(out),
-        input_names=["obs"],
-        output_names=["logits"],
-        dynamic_axes={"obs": {0: "batch"}, "logits": {0: "batch"}},
+        input_names=["obs", "mask"],
+        output_names=["logits", "action"],
+        dynamic_axes={"obs": {0: "batch"}, "mask": {0: "batch"}, "logits": {0: "batch"}, "action": {0: "batch"}},
         dynamo=False,
     )
     return out

@@ -144,12 +144,17 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         **rule_options: Any,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+            # as gymnasium itself does: a warning, not an error (SB3's make_vec_env asks
+            # every env for "rgb_array"); render() then draws nothing
+            gymnasium.logger.warn(
+                f"render_mode {render_mode!r} is not supported ({', '.join(self.metadata['render_modes'])}); "
+                "render() will return None"
+            )
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, not {illegal_action!r}")
         self.raw = raw_env(
             rules=rules,
-            render_mode=None if render_mode is None else "ansi",
+            render_mode=None if render_mode not in self.metadata["render_modes"] else "ansi",
             episode=episode,
             reward=reward,
             observation=observation,
@@ -319,7 +324,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         return self._mask().astype(bool)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
+        if self.render_mode not in self.metadata["render_modes"]:
             gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
             return None
         text = self.raw.render()

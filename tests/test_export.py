@@ -97,3 +97,44 @@ def test_export_to_torchscript_gives_the_same_logits(tmp_path: Path) -> None:
     module = torch.jit.load(str(tmp_path / "p.ts"))
     x = torch.rand(2, OBS)
     torch.testing.assert_close(module(x), final(x))
+
+
+def test_an_onnx_policy_plays_a_whole_hand_legally_through_onnxruntime(tmp_path: Path) -> None:
+    """The exported graph takes the mask: its action is legal at every decision, and it
+    is the torch policy's greedy legal action."""
+    ort = pytest.importorskip("onnxruntime", reason="the onnx extra: pip install 'dehla[onnx]'")
+    pytest.importorskip("onnx", reason="the onnx extra: pip install 'dehla[onnx]'")
+    import numpy as np
+
+    from agents.policy import PolicyAgent, export_onnx
+    from dehla_env import raw_env
+
+    net = PolicyNet(OBS, (32,), card_features=True)
+    path = export_onnx(net, tmp_path / "p.onnx")
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    agent = PolicyAgent(None, make_rules("dehla"), net=net)
+    env = raw_env()
+    for seed in range(3):
+        env.reset(seed=seed)
+        decisions = 0
+        for name in env.agent_iter():
+            obs, _r, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            logits, action = session.run(
+                None, {"obs": obs["observation"][None], "mask": obs["action_mask"][None].astype(bool)}
+            )
+            a = int(action[0])
+            assert obs["action_mask"][a] == 1
+            assert np.isinf(logits[0][obs["action_mask"] == 0]).all()
+            assert a == agent.act(dehla_view(env, name))
+            env.step(a)
+            decisions += 1
+        assert decisions >= 52
+
+
+def dehla_view(env: object, name: str) -> object:
+    from dehla_env import view_of
+
+    return view_of(env.match, env.agent_name_mapping[name])  # type: ignore[attr-defined]
