@@ -34,19 +34,42 @@ Everything is seeded from ``seed``: rollout workers derive their generators from
 (seed, update, worker), so a run resumed from a checkpoint (model, critic, optimizer,
 RNG and counters, snapshot pool) continues exactly as if never interrupted. The run
 directory holds ``config.yaml`` (resolved), TensorBoard events and checkpoints
-(``checkpoint.pt``: latest, ``policy.pt``: play-only weights).
+(``checkpoint.pt``: latest, ``policy.pt``: play-only weights). Checkpoints are written
+to a ``.tmp`` file and renamed over the old one, and ``--resume`` reads them with
+``torch.load(weights_only=True)`` (:func:`agents.policy.read_checkpoint`), as it does a
+``policy:PATH`` teacher or opponent: a file that would run code is refused.
+
+Stopping: Ctrl-C (SIGINT, to the process or its whole group) or SIGTERM stops the run
+within seconds at any moment. The rollout workers ignore SIGINT and leave stopping to
+the parent, which ends them. What is saved is the last state from which ``--resume``
+continues exactly: the last completed PPO update (a half-done update is dropped); an
+interruption of the imitation warm start saves nothing (the run has no checkpoint yet
+and ``--resume`` starts it again, exactly as a fresh start would); one during
+distillation keeps the checkpoint written just before it.
+
+Exit status: 0 finished (or the time budget ran out); 1 a checkpoint could not be
+written (disk full, no permission) or a rollout worker died; 2 a bad command line,
+config, setting, agent spec, run directory or checkpoint (one line on stderr, before
+anything is trained); 130 stopped by SIGINT; 143 stopped by SIGTERM.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import copy
 import dataclasses
+import io
 import json
 import multiprocessing as mp
 import os
 import signal
 import sys
+import tempfile
+import threading
 import time
+import typing
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,17 +80,17 @@ import yaml
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
+from agents.arena import play_hand
 from agents.base import Agent
 from agents.export import play_checkpoint
-from agents.policy import PolicyAgent, PolicyNet, ValueNet
+from agents.policy import CheckpointError, PolicyAgent, PolicyNet, ValueNet, read_checkpoint
 from agents.registry import make_agent
-from agents.runner import play_hand
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.augment import ALL_PERMUTATIONS, suit_permutation_maps
 from dehla_env.cards import NUM_CARDS
 from dehla_env.encoding import ObservationEncoder, observation_size, privileged_features, privileged_size
 from dehla_env.engine import MatchState
-from dehla_env.rules import Rules, make_rules
+from dehla_env.rules import Rules, RulesError, make_rules
 from dehla_env.view import view_of
 
 
@@ -431,7 +454,12 @@ def collect_distill(task: dict[str, Any]) -> dict[str, np.ndarray]:
 
 
 def distill_fit(
-    policy: PolicyNet, data: dict[str, np.ndarray], a: Args, gen: torch.Generator, writer: SummaryWriter
+    policy: PolicyNet,
+    data: dict[str, np.ndarray],
+    a: Args,
+    gen: torch.Generator,
+    writer: SummaryWriter,
+    stop: Stop | None = None,
 ) -> None:
     """Cross-entropy on the teacher's labels, with suit relabelling, from the PPO policy."""
     opt = torch.optim.Adam(policy.parameters(), lr=a.distill_learning_rate, eps=1e-5)
@@ -447,6 +475,8 @@ def distill_fit(
         perm = torch.randperm(len(act), generator=gen)
         correct = 0.0
         for start in range(0, len(act), a.minibatch_size):
+            if stop is not None:
+                stop.check()
             mb = perm[start : start + a.minibatch_size]
             o, m, y = obs[mb], mask[mb], act[mb]
             if a.augment_suits:
@@ -515,6 +545,7 @@ def ppo_update(
     batch: dict[str, np.ndarray],
     a: Args,
     gen: torch.Generator,
+    stop: Stop | None = None,
 ) -> dict[str, float]:
     obs = torch.from_numpy(batch["obs"]).float()
     crit = torch.from_numpy(batch["crit"]).float()
@@ -537,6 +568,8 @@ def ppo_update(
     for _ in range(a.update_epochs):
         perm = torch.randperm(n, generator=gen)
         for start in range(0, n, a.minibatch_size):
+            if stop is not None:
+                stop.check()
             mb = perm[start : start + a.minibatch_size]
             logits = policy.masked_logits(obs[mb], mask[mb])
             dist = torch.distributions.Categorical(logits=logits)
@@ -572,6 +605,7 @@ def imitation_fit(
     a: Args,
     gen: torch.Generator,
     writer: SummaryWriter,
+    stop: Stop | None = None,
 ) -> None:
     obs = torch.from_numpy(data["obs"]).float()
     crit = torch.from_numpy(data["crit"]).float()
@@ -585,6 +619,8 @@ def imitation_fit(
         perm = torch.randperm(n, generator=gen)
         correct = 0.0
         for start in range(0, n, a.minibatch_size):
+            if stop is not None:
+                stop.check()
             mb = perm[start : start + a.minibatch_size]
             o, m, y, c = obs[mb], mask[mb], act[mb], crit[mb]
             if a.augment_suits:
@@ -607,39 +643,229 @@ def imitation_fit(
 
 
 # ---------------------------------------------------------------------------- plumbing
-def load_args(config: str | None, overrides: list[str]) -> Args:
+class SetupError(Exception):
+    """A bad command line, config, setting, run directory or checkpoint, found before
+    anything is trained: main prints the message as one line and exits 2."""
+
+
+class SaveError(OSError):
+    """A checkpoint could not be written (disk full, no permission, ...): one line, exit 1."""
+
+
+class WorkerDied(Exception):
+    """A rollout worker ended without being asked to (killed from outside)."""
+
+
+class Interrupted(BaseException):
+    """Raised where the run notices a stop request (see :class:`Stop`); like
+    ``KeyboardInterrupt``, no ``except Exception`` on the way swallows it."""
+
+
+def _one_line(e: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _checked(key: str, value: Any, hint: Any) -> Any:
+    """``value`` as the type of setting ``key`` (``hint``): an int is a float, and so is a
+    string such as ``1e-4`` (YAML 1.1 reads it as text); :class:`SetupError` otherwise."""
+    origin, params = typing.get_origin(hint), typing.get_args(hint)
+
+    def bad(what: str) -> SetupError:
+        return SetupError(f"setting {key}: expected {what}, not {value!r}")
+
+    if hint is Any:
+        return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise bad("true or false")
+    elif hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad("an integer")
+    elif hint is float:
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                raise bad("a number") from None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad("a number")
+        return float(value)
+    elif hint is str:
+        if not isinstance(value, str):
+            raise bad("a string")
+    elif origin is list:
+        if not isinstance(value, list):
+            raise bad("a list")
+        return [_checked(f"{key}[{i}]", v, params[0]) for i, v in enumerate(value)]
+    elif origin is dict:
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise bad("a mapping")
+        return {k: _checked(f"{key}.{k}", v, params[1]) for k, v in value.items()}
+    return value
+
+
+def load_args(config: str | Path | None, overrides: list[str]) -> Args:
+    """Settings from a YAML file, then ``key=value`` overrides; :class:`SetupError` for a
+    missing or malformed file, an unknown setting (the message lists the known ones) or
+    a value of the wrong type."""
+    known = [f.name for f in dataclasses.fields(Args)]
     values: dict[str, Any] = {}
+
+    def take(items: dict[Any, Any], where: str) -> None:
+        unknown = sorted(str(k) for k in items if k not in known)
+        if unknown:
+            raise SetupError(f"unknown setting(s) {', '.join(unknown)} in {where}; known settings: {', '.join(known)}")
+        values.update(items)
+
     if config:
-        values.update(yaml.safe_load(Path(config).read_text()) or {})
+        path = Path(config)
+        try:
+            loaded = yaml.safe_load(path.read_text())
+        except FileNotFoundError:
+            raise SetupError(f"{path}: no such config file") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise SetupError(f"{path}: cannot read the config: {_one_line(e)}") from None
+        except yaml.YAMLError as e:
+            raise SetupError(f"{path}: not valid YAML: {_one_line(e)}") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise SetupError(f"{path}: a config is a mapping of settings, not {type(loaded).__name__} {loaded!r:.60}")
+        take(loaded or {}, str(path))
     for item in overrides:
         key, sep, raw = item.partition("=")
-        if not sep:
-            raise SystemExit(f"--override wants key=value, not {item!r}")
-        values[key] = yaml.safe_load(raw)
-    known = {f.name for f in dataclasses.fields(Args)}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise SystemExit(f"unknown setting(s): {', '.join(unknown)}")
-    return Args(**values)
+        if not sep or not key.strip():
+            raise SetupError(f"--override wants key=value, not {item!r}")
+        try:
+            take({key.strip(): yaml.safe_load(raw)}, "--override")
+        except yaml.YAMLError as e:
+            raise SetupError(f"--override {item}: the value is not valid YAML: {_one_line(e)}") from None
+    hints = typing.get_type_hints(Args)
+    return Args(**{k: _checked(k, v, hints[k]) for k, v in values.items()})
+
+
+def check_agents(a: Args, rules: Rules, imitation_done: bool, distill_done: bool) -> None:
+    """Build every agent the run will use once, here in the parent, so that a bad spec
+    (or a ``policy:PATH`` file that is refused) is one line before anything runs, not a
+    traceback from a worker."""
+    if any(w < 0 for w in a.opponents.values()) or sum(w for k, w in a.opponents.items() if k != "snapshot") <= 0:
+        # the first updates have no snapshots to draw
+        raise SetupError(f"setting opponents: weights are >= 0, not all 0 besides 'snapshot'; not {a.opponents}")
+    specs = [("opponents", k) for k in a.opponents if k not in ("self", "snapshot")]
+    specs += [("eval_opponents", s) for s in (a.eval_opponents if a.eval_every else [])]
+    if not imitation_done:
+        specs.append(("teacher", a.teacher))
+    if not distill_done:
+        specs.append(("distill_teacher", a.distill_teacher))
+    for key, spec in specs:
+        try:
+            make_agent(spec, rules, seed=0)
+        except ValueError as e:  # CheckpointError is one
+            raise SetupError(f"setting {key}: {_one_line(e)}") from None
+
+
+class Stop:
+    """Stop requests. The SIGINT/SIGTERM handler records the first signal; the training
+    loops call :meth:`check` between steps (it raises :class:`Interrupted`). Inside
+    :meth:`abortable` (work that is thrown away when stopped: in-process rollouts,
+    evaluation) the handler raises at once."""
+
+    def __init__(self) -> None:
+        self.signum = 0
+        self._abortable = False
+
+    def handler(self, signum: int, frame: Any) -> None:
+        self.signum = self.signum or signum
+        if self._abortable:
+            self._abortable = False
+            raise Interrupted
+
+    def check(self) -> None:
+        if self.signum:
+            raise Interrupted
+
+    @contextlib.contextmanager
+    def abortable(self) -> Iterator[None]:
+        self.check()
+        self._abortable = True
+        try:
+            yield
+        finally:
+            self._abortable = False
+
+
+def _worker_exit(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _worker_init() -> None:
+    """Rollout workers leave stopping to the parent. They ignore SIGINT: a Ctrl-C reaches
+    the whole process group, and a worker that died of it inside a task left the parent
+    waiting for its result for ever. SIGTERM (from ``Pool.terminate`` or to the group)
+    becomes ``SystemExit``, which releases the task queue's lock on the way out; a
+    worker killed while it waits under that lock makes ``Pool.terminate`` hang."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _worker_exit)
 
 
 class Workers:
     """A persistent pool of rollout processes (``spawn``: forking a process whose torch
-    thread pools are running can deadlock the child). ``n <= 0`` runs in-process."""
+    thread pools are running can deadlock the child). ``n <= 0`` runs in-process.
 
-    def __init__(self, n: int) -> None:
+    :meth:`map` waits in short steps, so that it notices a stop request (and a worker
+    killed from outside) within a fraction of a second."""
+
+    def __init__(self, n: int, stop: Stop) -> None:
         self.n = n
-        self.pool = mp.get_context("spawn").Pool(n) if n > 0 else None
+        self.stop = stop
+        self.pool: Any = None
+        if n > 0:
+            # The workers start with SIGINT ignored (an ignored signal stays ignored across
+            # exec), not only from _worker_init on: a Ctrl-C while they import is harmless.
+            # Blocked meanwhile, a SIGINT for the parent waits for its handler.
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                self.pool = mp.get_context("spawn").Pool(n, initializer=_worker_init)
+            finally:
+                signal.signal(signal.SIGINT, handler)
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def map(self, fn: Any, tasks: list[dict[str, Any]]) -> list[dict[str, np.ndarray]]:
         if self.pool is None:
-            return [fn(t) for t in tasks]
-        return self.pool.map(fn, tasks)
+            with self.stop.abortable():
+                return [fn(t) for t in tasks]
+        procs = list(self.pool._pool)  # the pool replaces a dead worker, but its task is lost
+        pending = self.pool.map_async(fn, tasks)
+        while True:
+            try:
+                return pending.get(timeout=0.2)
+            except mp.TimeoutError:
+                pass
+            self.stop.check()
+            dead = [p for p in procs if p.exitcode is not None]
+            if dead:
+                time.sleep(0.2)  # a signal to the whole group may reach the parent last
+                self.stop.check()
+                raise WorkerDied(f"rollout worker {dead[0].pid} died (exit code {dead[0].exitcode})")
 
     def close(self) -> None:
         if self.pool is not None:
             self.pool.close()
             self.pool.join()
+            self.pool = None
+
+    def terminate(self) -> None:
+        """End the workers now, waiting at most a few seconds."""
+        if self.pool is None:
+            return
+        pool, self.pool = self.pool, None
+        procs = list(pool._pool)
+        ender = threading.Thread(target=pool.terminate, daemon=True)
+        ender.start()
+        ender.join(10)
+        if ender.is_alive():  # a worker died holding a queue lock: kill the rest, move on
+            for p in procs + list(pool._pool):
+                p.kill()
 
 
 def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -647,9 +873,26 @@ def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    """Write ``state`` to ``path`` atomically: serialised in memory, written to ``path``
+    with the suffix ``.tmp``, flushed to disk and renamed over ``path``, so a reader sees
+    the old file or the new one, never a part of one. On any failure the ``.tmp`` file
+    is removed; a full disk or a missing permission is one :class:`SaveError` (torch's
+    own file writer reports those as a ``RuntimeError`` of its zip writer)."""
     tmp = path.with_suffix(".tmp")
-    torch.save(state, tmp)
-    os.replace(tmp, path)
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(buf.getbuffer())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise SaveError(f"cannot save {path}: {e.strerror or _one_line(e)}") from None
+        raise
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -658,54 +901,96 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--resume", help="run directory to continue")
     cli = parser.parse_args(argv)
+    try:
+        return train(cli)
+    except SetupError as e:
+        print(f"train.py: {e}", file=sys.stderr, flush=True)
+        return 2
+    except SaveError as e:
+        print(f"train.py: {e}", file=sys.stderr, flush=True)
+        return 1
 
+
+def train(cli: argparse.Namespace) -> int:
     if cli.resume:
+        if cli.config:
+            raise SetupError("--resume continues a run with its own config.yaml; change settings with --override")
         run_dir = Path(cli.resume)
-        a = load_args(str(run_dir / "config.yaml"), cli.override)
-        if cli.override:
-            # The resolved settings stay with the run: config.yaml is rewritten and the
-            # overrides of every resume are appended to resumes.log.
-            (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(a), sort_keys=False))
-            with open(run_dir / "resumes.log", "a") as log:
-                log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(cli.override)}\n")
+        if not run_dir.is_dir():
+            raise SetupError(f"--resume {run_dir}: no such run directory")
+        if not (run_dir / "config.yaml").is_file():
+            raise SetupError(f"--resume {run_dir}: not a run directory (it has no config.yaml)")
+        a = load_args(run_dir / "config.yaml", cli.override)
     else:
         a = load_args(cli.config, cli.override)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         run_dir = Path(a.runs_dir) / f"{a.run_name}__{a.seed}__{stamp}"
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(a), sort_keys=False))
-    rules = make_rules(a.rules, a.rule_options)
+    try:
+        rules = make_rules(a.rules, a.rule_options)
+    except (RulesError, ValueError, TypeError) as e:
+        raise SetupError(f"settings rules/rule_options: {_one_line(e)}") from None
+    ckpt_path = run_dir / "checkpoint.pt"
+    ckpt: dict[str, Any] | None = None
+    if cli.resume and ckpt_path.exists():
+        try:
+            ckpt = read_checkpoint(ckpt_path)
+        except CheckpointError as e:
+            raise SetupError(f"--resume: {e}") from None
+    imitation_done = a.imitation_hands == 0 if ckpt is None else bool(ckpt.get("imitation_done"))
+    distill_done = not a.distill_teacher or a.distill_hands == 0
+    if ckpt is not None:
+        distill_done = bool(ckpt.get("distill_done", distill_done))
+    check_agents(a, rules, imitation_done, distill_done)
+
     torch.set_num_threads(a.torch_threads)
     torch.manual_seed(a.seed)
     gen = torch.Generator().manual_seed(a.seed)
     policy = PolicyNet(observation_size(rules), tuple(a.hidden), a.card_features)
     critic = ValueNet(critic_size(rules), tuple(a.hidden))
     opt = torch.optim.Adam(list(policy.parameters()) + list(critic.parameters()), lr=a.learning_rate, eps=1e-5)
-    writer = SummaryWriter(str(run_dir))
-    ckpt_path = run_dir / "checkpoint.pt"
     update = 0
     decisions = 0
     elapsed = 0.0
     snapshots: list[dict[str, torch.Tensor]] = []
-    imitation_done = a.imitation_hands == 0
-    distill_done = not a.distill_teacher or a.distill_hands == 0
-    if ckpt_path.exists():
-        ckpt = torch.load(ckpt_path, map_location="cpu", weights_only=False)
-        policy.load_state_dict(ckpt["model"])
-        critic.load_state_dict(ckpt["critic"])
-        opt.load_state_dict(ckpt["optimizer"])
+    if ckpt is not None:
+        try:
+            policy.load_state_dict(ckpt["model"])
+            critic.load_state_dict(ckpt["critic"])
+            opt.load_state_dict(ckpt["optimizer"])
+            torch.set_rng_state(ckpt["rng"]["torch"])
+            gen.set_state(ckpt["rng"]["generator"])
+            update, decisions, elapsed = int(ckpt["update"]), int(ckpt["decisions"]), float(ckpt["elapsed"])
+            snapshots = list(ckpt["snapshots"])
+        except (KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError) as e:
+            raise SetupError(f"--resume: {ckpt_path}: does not fit this run's settings: {_one_line(e, 200)}") from None
         for group in opt.param_groups:  # an overridden learning_rate applies from here on
             group["lr"] = a.learning_rate
-        torch.set_rng_state(ckpt["rng"]["torch"])
-        gen.set_state(ckpt["rng"]["generator"])
-        update, decisions, elapsed = ckpt["update"], ckpt["decisions"], ckpt["elapsed"]
-        snapshots = ckpt["snapshots"]
-        imitation_done = ckpt["imitation_done"]
-        distill_done = ckpt.get("distill_done", distill_done)
+
+    try:
+        if cli.resume:
+            tempfile.TemporaryFile(dir=run_dir).close()  # writable?
+            for stale in ("checkpoint.tmp", "policy.tmp"):  # left by a run killed while saving
+                (run_dir / stale).unlink(missing_ok=True)
+            if cli.override:
+                # The resolved settings stay with the run: config.yaml is rewritten and the
+                # overrides of every resume are appended to resumes.log.
+                (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(a), sort_keys=False))
+                with open(run_dir / "resumes.log", "a") as log:
+                    log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(cli.override)}\n")
+        else:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(a), sort_keys=False))
+        writer = SummaryWriter(str(run_dir))
+    except OSError as e:
+        raise SetupError(f"cannot write to the run directory {run_dir}: {e.strerror or _one_line(e)}") from None
+    if ckpt is not None:
         print(f"resumed {run_dir} at update {update} ({decisions} decisions, {elapsed / 60:.1f} min)", flush=True)
     else:
+        if cli.resume:
+            print(f"{run_dir} has no checkpoint yet: starting the run from the beginning", flush=True)
         table = "|setting|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(a).items())
         writer.add_text("hyperparameters", table)
+    del ckpt
 
     def state() -> dict[str, Any]:
         return {
@@ -724,108 +1009,144 @@ def main(argv: list[str] | None = None) -> int:
             "args": dataclasses.asdict(a),
         }
 
-    def save() -> None:
-        full = state()
+    def save(full: dict[str, Any] | None = None) -> None:
+        full = state() if full is None else full
         save_checkpoint(ckpt_path, full)
         save_checkpoint(run_dir / "policy.pt", play_checkpoint(full))
 
-    stop = {"flag": False}
-
-    def on_signal(signum: int, frame: Any) -> None:
-        stop["flag"] = True
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = Stop()
     args_dict = dataclasses.asdict(a)
-    workers = Workers(a.num_workers)
+    workers = Workers(a.num_workers, stop)
+    old_handlers = {s: signal.signal(s, stop.handler) for s in (signal.SIGINT, signal.SIGTERM)}
     t_start = time.time() - elapsed
-
-    if not imitation_done:
-        per = max(1, a.imitation_hands // max(1, a.num_workers))
-        tasks = [{"args": args_dict, "seed": [a.seed, 10**6, w], "hands": per} for w in range(max(1, a.num_workers))]
-        t0 = time.time()
-        data = concat(workers.map(collect_imitation, tasks))
-        print(f"imitation data: {len(data['action'])} decisions in {time.time() - t0:.0f}s", flush=True)
-        imitation_fit(policy, critic, opt, data, a, gen, writer)
-        imitation_done = True
-        elapsed = time.time() - t_start
-        save()
-
-    while update < a.updates and not stop["flag"]:
-        if time.time() - t_start > a.time_budget_minutes * 60:
-            print("time budget reached", flush=True)
-            break
-        if a.anneal_lr:
-            progress = update / a.updates
-            for group in opt.param_groups:
-                group["lr"] = a.learning_rate * max(0.0, 1.0 - progress)
-        t0 = time.time()
-        sd = {k: v.clone() for k, v in policy.state_dict().items()}
-        tasks = [
-            {
-                "args": args_dict,
-                "seed": [a.seed, update, w],
-                "policy": sd,
-                "snapshots": snapshots,
-                "decisions": a.decisions_per_worker,
-            }
-            for w in range(max(1, a.num_workers))
-        ]
-        batch = concat(workers.map(collect, tasks))
-        t_roll = time.time() - t0
-        stats = ppo_update(policy, critic, opt, batch, a, gen)
-        update += 1
-        n_dec = len(batch["action"])
-        decisions += n_dec
-        hands = int(batch["hands"].sum())
-        writer.add_scalar("charts/decisions_per_second", n_dec / max(t_roll, 1e-9), update)
-        writer.add_scalar("charts/rollout_win_rate", float(batch["wins"].sum()) / max(hands, 1), update)
-        writer.add_scalar("charts/decisions", decisions, update)
-        writer.add_scalar("charts/learning_rate", opt.param_groups[0]["lr"], update)
-        for k, v in stats.items():
-            writer.add_scalar(f"losses/{k}", v, update)
-        if a.snapshot_every and update % a.snapshot_every == 0:
-            snapshots = (snapshots + [sd])[-a.max_snapshots :]
-        elapsed = time.time() - t_start
-        print(
-            f"update {update}: {n_dec} decisions, {n_dec / max(t_roll, 1e-9):.0f}/s rollout, "
-            f"win {float(batch['wins'].sum()) / max(hands, 1):.3f} vs pool, "
-            f"entropy {stats['entropy']:.3f}, kl {stats['approx_kl']:.4f}, {elapsed / 60:.1f} min",
-            flush=True,
-        )
-        if a.eval_every and update % a.eval_every == 0:
-            for opp in a.eval_opponents:
-                mean, lo, hi = evaluate(policy, rules, opp, a.eval_deals, a.seed + 17)
-                writer.add_scalar(f"eval/win_rate_vs_{opp}", mean, update)
-                writer.add_scalar(f"eval/ci_low_vs_{opp}", lo, update)
-                writer.add_scalar(f"eval/ci_high_vs_{opp}", hi, update)
-                print(f"  eval vs {opp}: {mean:.3f} [{lo:.3f}, {hi:.3f}] over {a.eval_deals} deals", flush=True)
-        if update % a.checkpoint_every == 0:
+    # where the run is, for what an interruption saves (see the module docstring)
+    phase = "imitation warm start"
+    before: dict[str, Any] = {}
+    try:
+        if not imitation_done:
+            per = max(1, a.imitation_hands // max(1, a.num_workers))
+            tasks = [
+                {"args": args_dict, "seed": [a.seed, 10**6, w], "hands": per} for w in range(max(1, a.num_workers))
+            ]
+            print(f"imitation: recording {per * len(tasks)} hands of {a.teacher} self-play", flush=True)
+            t0 = time.time()
+            data = concat(workers.map(collect_imitation, tasks))
+            print(f"imitation data: {len(data['action'])} decisions in {time.time() - t0:.0f}s", flush=True)
+            imitation_fit(policy, critic, opt, data, a, gen, writer, stop)
+            del data
+            imitation_done = True
+            elapsed = time.time() - t_start
             save()
-    if not distill_done and not stop["flag"]:
-        # Labels come from seeded workers, so an interrupted distillation restarts from
-        # the checkpoint saved here and reaches the same result.
-        save()
-        t0 = time.time()
-        per = max(1, a.distill_hands // max(1, a.num_workers))
-        sd = {k: v.clone() for k, v in policy.state_dict().items()}
-        tasks = [
-            {"args": args_dict, "seed": [a.seed, 2 * 10**6, w], "policy": sd, "hands": per}
-            for w in range(max(1, a.num_workers))
-        ]
-        data = concat(workers.map(collect_distill, tasks))
-        n_labels = len(data["action"])
-        print(f"distillation labels from {a.distill_teacher}: {n_labels} in {time.time() - t0:.0f}s", flush=True)
-        distill_fit(policy, data, a, gen, writer)
-        distill_done = True
-        for opp in a.eval_opponents if a.eval_every else []:
-            mean, lo, hi = evaluate(policy, rules, opp, a.eval_deals, a.seed + 17)
-            writer.add_scalar(f"eval/distilled_win_rate_vs_{opp}", mean, update)
-            print(f"  eval after distillation vs {opp}: {mean:.3f} [{lo:.3f}, {hi:.3f}]", flush=True)
+
+        while update < a.updates:
+            phase = "PPO rollout"
+            stop.check()
+            if time.time() - t_start > a.time_budget_minutes * 60:
+                print("time budget reached", flush=True)
+                break
+            if a.anneal_lr:
+                progress = update / a.updates
+                for group in opt.param_groups:
+                    group["lr"] = a.learning_rate * max(0.0, 1.0 - progress)
+            t0 = time.time()
+            sd = {k: v.clone() for k, v in policy.state_dict().items()}
+            tasks = [
+                {
+                    "args": args_dict,
+                    "seed": [a.seed, update, w],
+                    "policy": sd,
+                    "snapshots": snapshots,
+                    "decisions": a.decisions_per_worker,
+                }
+                for w in range(max(1, a.num_workers))
+            ]
+            batch = concat(workers.map(collect, tasks))
+            t_roll = time.time() - t0
+            before = copy.deepcopy(state())
+            phase = "PPO update"
+            stats = ppo_update(policy, critic, opt, batch, a, gen, stop)
+            update += 1
+            n_dec = len(batch["action"])
+            decisions += n_dec
+            hands = int(batch["hands"].sum())
+            if a.snapshot_every and update % a.snapshot_every == 0:
+                snapshots = (snapshots + [sd])[-a.max_snapshots :]
+            elapsed = time.time() - t_start
+            phase = "evaluation"
+            writer.add_scalar("charts/decisions_per_second", n_dec / max(t_roll, 1e-9), update)
+            writer.add_scalar("charts/rollout_win_rate", float(batch["wins"].sum()) / max(hands, 1), update)
+            writer.add_scalar("charts/decisions", decisions, update)
+            writer.add_scalar("charts/learning_rate", opt.param_groups[0]["lr"], update)
+            for k, v in stats.items():
+                writer.add_scalar(f"losses/{k}", v, update)
+            print(
+                f"update {update}: {n_dec} decisions, {n_dec / max(t_roll, 1e-9):.0f}/s rollout, "
+                f"win {float(batch['wins'].sum()) / max(hands, 1):.3f} vs pool, "
+                f"entropy {stats['entropy']:.3f}, kl {stats['approx_kl']:.4f}, {elapsed / 60:.1f} min",
+                flush=True,
+            )
+            if a.eval_every and update % a.eval_every == 0:
+                for opp in a.eval_opponents:
+                    with stop.abortable():
+                        mean, lo, hi = evaluate(policy, rules, opp, a.eval_deals, a.seed + 17)
+                    writer.add_scalar(f"eval/win_rate_vs_{opp}", mean, update)
+                    writer.add_scalar(f"eval/ci_low_vs_{opp}", lo, update)
+                    writer.add_scalar(f"eval/ci_high_vs_{opp}", hi, update)
+                    print(f"  eval vs {opp}: {mean:.3f} [{lo:.3f}, {hi:.3f}] over {a.eval_deals} deals", flush=True)
+            if update % a.checkpoint_every == 0:
+                save()
+        phase = "PPO rollout"
+        stop.check()
+        if not distill_done:
+            # Labels come from seeded workers, so an interrupted distillation restarts from
+            # the checkpoint saved here and reaches the same result.
+            save()
+            phase = "distillation"
+            t0 = time.time()
+            per = max(1, a.distill_hands // max(1, a.num_workers))
+            sd = {k: v.clone() for k, v in policy.state_dict().items()}
+            tasks = [
+                {"args": args_dict, "seed": [a.seed, 2 * 10**6, w], "policy": sd, "hands": per}
+                for w in range(max(1, a.num_workers))
+            ]
+            data = concat(workers.map(collect_distill, tasks))
+            n_labels = len(data["action"])
+            print(f"distillation labels from {a.distill_teacher}: {n_labels} in {time.time() - t0:.0f}s", flush=True)
+            distill_fit(policy, data, a, gen, writer, stop)
+            distill_done = True
+            phase = "evaluation"
+            for opp in a.eval_opponents if a.eval_every else []:
+                with stop.abortable():
+                    mean, lo, hi = evaluate(policy, rules, opp, a.eval_deals, a.seed + 17)
+                writer.add_scalar(f"eval/distilled_win_rate_vs_{opp}", mean, update)
+                print(f"  eval after distillation vs {opp}: {mean:.3f} [{lo:.3f}, {hi:.3f}]", flush=True)
+        workers.close()
         elapsed = time.time() - t_start
-    workers.close()
-    elapsed = time.time() - t_start
-    save()
+        save()
+    except (Interrupted, WorkerDied) as e:
+        workers.terminate()
+        why = _one_line(e) if isinstance(e, WorkerDied) else f"stopped by {signal.Signals(stop.signum).name}"
+        code = 1 if isinstance(e, WorkerDied) else 128 + stop.signum  # 130 SIGINT, 143 SIGTERM
+        again = f"python train.py --resume {run_dir}"
+        if phase == "imitation warm start":
+            msg = f"{why} during the {phase}, before the first checkpoint; {again} starts the run again"
+        elif phase == "distillation":
+            msg = f"{why} during the {phase}; the checkpoint from before it (update {update}) stands; {again}"
+        else:  # the last completed update: the one in progress is dropped
+            elapsed = time.time() - t_start
+            point = before if phase == "PPO update" else state()
+            try:
+                save(point)
+                msg = f"{why} during the {phase}; saved update {point['update']} in {ckpt_path}; continue with {again}"
+            except SaveError as err:
+                msg, code = f"{why} during the {phase}; {err}", 1
+        writer.close()
+        print(f"train.py: {msg}", file=sys.stderr, flush=True)
+        return code
+    finally:
+        workers.terminate()
+        for s, h in old_handlers.items():
+            signal.signal(s, h)
     writer.add_scalar("charts/wall_minutes", elapsed / 60, update)
     writer.close()
     summary = {"run_dir": str(run_dir), "updates": update, "decisions": decisions, "minutes": round(elapsed / 60, 2)}
@@ -834,4 +1155,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # during setup, before the run's own handler is in place
+        print("train.py: interrupted", file=sys.stderr, flush=True)
+        sys.exit(130)

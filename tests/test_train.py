@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import json
+import os
+import queue
+import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,6 +20,9 @@ import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # train.py lives at the root
+
+import train  # noqa: E402
 
 
 def _train(args: list[str], **kw) -> subprocess.Popen:
@@ -26,6 +35,13 @@ def _run_dir(base: Path) -> Path:
     dirs = [d for d in base.iterdir() if d.is_dir()]
     assert len(dirs) == 1, dirs
     return dirs[0]
+
+
+def _main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """train.main in this process (no interpreter start: seconds faster than a subprocess)."""
+    rc = train.main(argv)
+    out, err = capsys.readouterr()
+    return rc, out, err
 
 
 QUICK = ["--config", "configs/quick.yaml", "--override", "eval_every=0", "--override", "num_workers=0"]
@@ -41,19 +57,20 @@ def test_quick_config_smoke_run_writes_checkpoints_logs_and_config(tmp_path: Pat
     assert summary["updates"] == 3 and summary["decisions"] > 0
     assert (run / "config.yaml").exists() and (run / "policy.pt").exists()
     assert any(p.name.startswith("events.out.tfevents") for p in run.iterdir())
-    ckpt = torch.load(run / "checkpoint.pt", weights_only=False)
+    ckpt = torch.load(run / "checkpoint.pt", weights_only=True)  # plain data: --resume loads it this way
     assert {"model", "critic", "optimizer", "rng", "update", "snapshots"} <= set(ckpt)
     assert ckpt["update"] == 3
     assert ckpt["distill_done"] and "distillation epoch 1/" in out
 
 
-def test_a_killed_run_resumes_to_the_same_weights_as_an_uninterrupted_one(tmp_path: Path) -> None:
+def test_a_killed_run_resumes_to_the_same_weights_as_an_uninterrupted_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Checkpoints carry model, critic, optimiser, RNG and counters: kill, resume, same result."""
     settings = [*QUICK, "--override", "updates=4"]
     straight = tmp_path / "straight"
-    p = _train([*settings, "--override", f"runs_dir={straight}"])
-    out, _ = p.communicate(timeout=300)
-    assert p.returncode == 0, out
+    rc, out, err = _main([*settings, "--override", f"runs_dir={straight}"], capsys)
+    assert rc == 0, out + err
 
     broken = tmp_path / "broken"
     p = _train([*settings, "--override", f"runs_dir={broken}"])
@@ -64,41 +81,279 @@ def test_a_killed_run_resumes_to_the_same_weights_as_an_uninterrupted_one(tmp_pa
         if runs and (runs[0] / "checkpoint.pt").exists():
             ckpt_path = runs[0] / "checkpoint.pt"
             try:
-                if torch.load(ckpt_path, weights_only=False)["update"] >= 1:
+                if torch.load(ckpt_path, weights_only=True)["update"] >= 1:
                     break
             except Exception:  # being written
                 pass
         time.sleep(0.2)
     p.send_signal(signal.SIGTERM)
     out, _ = p.communicate(timeout=120)
+    assert p.returncode in (0, 143), out  # 0: it had finished
     run = _run_dir(broken)
-    stopped_at = torch.load(run / "checkpoint.pt", weights_only=False)["update"]
+    stopped_at = torch.load(run / "checkpoint.pt", weights_only=True)["update"]
     assert 1 <= stopped_at <= 4, out
-    p = _train(["--resume", str(run)])
-    out, _ = p.communicate(timeout=300)
-    assert p.returncode == 0, out
+    rc, out, err = _main(["--resume", str(run)], capsys)
+    assert rc == 0, out + err
     if stopped_at < 4:
         assert "resumed" in out
-    a = torch.load(_run_dir(straight) / "checkpoint.pt", weights_only=False)
-    b = torch.load(run / "checkpoint.pt", weights_only=False)
+    a = torch.load(_run_dir(straight) / "checkpoint.pt", weights_only=True)
+    b = torch.load(run / "checkpoint.pt", weights_only=True)
     assert a["update"] == b["update"] == 4
     for k in a["model"]:
         assert torch.equal(a["model"][k], b["model"][k]), k
 
 
-def test_a_resume_with_an_overridden_learning_rate_trains_at_that_rate(tmp_path: Path) -> None:
+def test_a_resume_with_an_overridden_learning_rate_trains_at_that_rate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The optimiser's saved state must not keep the old rate (it did once)."""
-    p = _train([*QUICK, "--override", "updates=1", "--override", f"runs_dir={tmp_path}"])
-    out, _ = p.communicate(timeout=300)
-    assert p.returncode == 0, out
+    rc, out, err = _main([*QUICK, "--override", "updates=1", "--override", f"runs_dir={tmp_path}"], capsys)
+    assert rc == 0, out + err
     run = _run_dir(tmp_path)
-    p = _train(["--resume", str(run), "--override", "updates=2", "--override", "learning_rate=0.000123"])
-    out, _ = p.communicate(timeout=300)
-    assert p.returncode == 0, out
-    ckpt = torch.load(run / "checkpoint.pt", weights_only=False)
+    resume = ["--resume", str(run), "--override", "updates=2", "--override", "learning_rate=0.000123"]
+    rc, out, err = _main(resume, capsys)
+    assert rc == 0, out + err
+    ckpt = torch.load(run / "checkpoint.pt", weights_only=True)
     assert ckpt["update"] == 2
     assert all(g["lr"] == 0.000123 for g in ckpt["optimizer"]["param_groups"])
     assert "learning_rate=0.000123" in (run / "resumes.log").read_text()
+
+
+# ------------------------------------------------------------------ stopping a run
+def _signal_run(args: list[str], signum: int, after: str, delay: float) -> tuple[int, str, float]:
+    """Start a run in its own session, wait for a line containing ``after`` and ``delay``
+    seconds more, send ``signum`` to its whole process group (as a terminal's Ctrl-C
+    does) and wait for the run to end: (exit code, output, seconds it took to stop)."""
+    p = _train(args, start_new_session=True)
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in p.stdout:
+            lines.put(line)
+        lines.put("")  # the end
+
+    threading.Thread(target=read, daemon=True).start()
+    out = [""]
+    deadline = time.time() + 120
+    try:
+        while after not in out[-1]:
+            out.append(lines.get(timeout=max(0.1, deadline - time.time())))
+            assert out[-1], f"the run ended before {after!r}: {''.join(out)}"
+        time.sleep(delay)
+        os.killpg(p.pid, signum)
+        sent = time.time()
+        rc = p.wait(timeout=30)
+        took = time.time() - sent
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    while out[-1]:
+        out.append(lines.get(timeout=10))
+    return rc, "".join(out), took
+
+
+POOL = ["--config", "configs/quick.yaml", "--override", "eval_every=0", "--override", "num_workers=1"]
+
+
+def test_ctrl_c_to_the_group_during_imitation_stops_at_once_and_a_resume_starts_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rollout worker ignores SIGINT (it used to die inside its task and leave the
+    parent waiting for ever); the parent stops within seconds, exit 130."""
+    args = [*POOL, "--override", "imitation_hands=100000", "--override", f"runs_dir={tmp_path}"]
+    rc, out, took = _signal_run(args, signal.SIGINT, "imitation: recording", 0.5)
+    assert rc == 130, out
+    assert took < 10, out
+    assert "stopped by SIGINT during the imitation warm start" in out
+    run = _run_dir(tmp_path)
+    assert not (run / "checkpoint.pt").exists() and not (run / "checkpoint.tmp").exists()
+    resume = ["--resume", str(run), "--override", "imitation_hands=4", "--override", "updates=0"]
+    rc, out, err = _main([*resume, "--override", "num_workers=0"], capsys)
+    assert rc == 0, out + err
+    assert "no checkpoint yet" in out
+    assert torch.load(run / "checkpoint.pt", weights_only=True)["imitation_done"]
+
+
+def test_ctrl_c_to_the_group_during_a_rollout_saves_the_last_update_and_resumes_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGINT while the worker is inside ``collect``: exit 130 within seconds with the
+    checkpoint of the last completed update, from which --resume reaches the weights
+    of an uninterrupted run."""
+    small = ["--override", "imitation_hands=8", "--override", "updates=1"]
+    rc, out, err = _main([*QUICK, *small, "--override", f"runs_dir={tmp_path / 'straight'}"], capsys)
+    assert rc == 0, out + err
+
+    broken = tmp_path / "broken"
+    long_rollout = ["--override", "decisions_per_worker=1000000", "--override", f"runs_dir={broken}"]
+    rc, out, took = _signal_run([*POOL, *small, *long_rollout], signal.SIGINT, "imitation epoch 1/1", 1.0)
+    assert rc == 130, out
+    assert took < 10, out
+    assert "stopped by SIGINT during the PPO rollout; saved update 0" in out
+    run = _run_dir(broken)
+    assert torch.load(run / "checkpoint.pt", weights_only=True)["update"] == 0
+    (run / "checkpoint.tmp").write_bytes(b"partial")  # as a run killed while saving leaves it
+    resume = ["--resume", str(run), "--override", "decisions_per_worker=256", "--override", "updates=1"]
+    rc, out, err = _main([*resume, "--override", "num_workers=0"], capsys)
+    assert rc == 0, out + err
+    assert "resumed" in out and not (run / "checkpoint.tmp").exists()
+    a = torch.load(_run_dir(tmp_path / "straight") / "checkpoint.pt", weights_only=True)
+    b = torch.load(run / "checkpoint.pt", weights_only=True)
+    assert a["update"] == b["update"] == 1
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+
+
+def test_sigterm_during_imitation_stops_within_seconds(tmp_path: Path) -> None:
+    """In-process rollouts (num_workers=0) too: SIGTERM is no longer honoured only
+    between PPO updates. Exit 143; nothing half-done is saved."""
+    args = [*QUICK, "--override", "imitation_hands=100000", "--override", f"runs_dir={tmp_path}"]
+    rc, out, took = _signal_run(args, signal.SIGTERM, "imitation: recording", 0.5)
+    assert rc == 143, out
+    assert took < 10, out
+    assert "stopped by SIGTERM during the imitation warm start" in out
+    assert sorted(p.name for p in _run_dir(tmp_path).iterdir() if not p.name.startswith("events")) == ["config.yaml"]
+
+
+# ------------------------------------------------------------------ untrusted files, bad input
+class _Payload:
+    """Unpickled by a plain ``torch.load``, this creates the marker file."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def _payload_checkpoint(path: Path, marker: Path) -> Path:
+    torch.save({"model": _Payload(marker), "model_config": {"obs_size": 1, "hidden": [1]}}, path)
+    return path
+
+
+def test_the_payload_checkpoint_is_live() -> None:
+    """The payload of the next test does run code when loaded without weights_only."""
+    buf = io.BytesIO()
+    marker = Path(os.environ.get("TMPDIR", "/tmp")) / f"dehla-payload-{os.getpid()}"
+    torch.save({"x": _Payload(marker)}, buf)
+    buf.seek(0)
+    torch.load(buf, weights_only=False)
+    assert marker.exists()
+    marker.unlink()
+
+
+@pytest.mark.parametrize("where", ["resume", "teacher"])
+def test_a_checkpoint_that_would_run_code_is_refused_in_one_line(
+    tmp_path: Path, where: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    marker = tmp_path / "pwned"
+    if where == "resume":
+        run = tmp_path / "run"
+        run.mkdir()
+        shutil.copy(ROOT / "configs" / "quick.yaml", run / "config.yaml")
+        _payload_checkpoint(run / "checkpoint.pt", marker)
+        args = ["--resume", str(run)]
+    else:
+        bad = _payload_checkpoint(tmp_path / "teacher.pt", marker)
+        args = [*QUICK, "--override", f"teacher=policy:{bad}", "--override", f"runs_dir={tmp_path / 'runs'}"]
+    assert train.main(args) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "refused" in err, err
+    assert not marker.exists()
+    assert not (tmp_path / "runs").exists()  # nothing was started
+
+
+def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
+    """name -> (command line, a phrase of the one-line error)."""
+    (tmp / "empty").mkdir()
+    broken = tmp / "broken"
+    broken.mkdir()
+    shutil.copy(ROOT / "configs" / "quick.yaml", broken / "config.yaml")
+    buf = io.BytesIO()
+    torch.save({"model": {"w": torch.zeros(1000)}, "model_config": {}}, buf)
+    (broken / "checkpoint.pt").write_bytes(buf.getvalue()[:600])  # cut short
+    other = tmp / "other"
+    other.mkdir()
+    shutil.copy(broken / "config.yaml", other / "config.yaml")
+    torch.save({"model": {}, "model_config": {"obs_size": 1, "hidden": [1]}}, other / "checkpoint.pt")
+    (tmp / "syntax.yaml").write_text("seed: [1, 2\n")
+    (tmp / "list.yaml").write_text("- seed\n")
+    (tmp / "unknown.yaml").write_text("seed: 1\nlearning_rat: 0.001\n")
+    (tmp / "a-file").write_text("")
+    quick = ["--config", "configs/quick.yaml", "--override", f"runs_dir={tmp / 'runs'}"]
+    return {
+        "missing run": (["--resume", str(tmp / "nope")], "no such run directory"),
+        "not a run": (["--resume", str(tmp / "empty")], "not a run directory"),
+        "broken checkpoint": (["--resume", str(broken)], "not a torch checkpoint"),
+        "checkpoint of another run": (["--resume", str(other)], "does not fit this run's settings"),
+        "resume and config": (["--resume", str(broken), "--config", "configs/quick.yaml"], "own config.yaml"),
+        "missing config": (["--config", str(tmp / "none.yaml")], "no such config file"),
+        "config syntax": (["--config", str(tmp / "syntax.yaml")], "not valid YAML"),
+        "config not a mapping": (["--config", str(tmp / "list.yaml")], "mapping of settings"),
+        "unknown in config": (["--config", str(tmp / "unknown.yaml")], "known settings: run_name, runs_dir"),
+        "unknown override": ([*quick, "--override", "updatez=3"], "unknown setting(s) updatez in --override"),
+        "override not key=value": ([*quick, "--override", "updates"], "key=value"),
+        "wrong type": ([*quick, "--override", "updates=many"], "setting updates: expected an integer"),
+        "unknown agent": ([*quick, "--override", "teacher=grandmaster"], "setting teacher: unknown agent"),
+        "bad rules": ([*quick, "--override", "rules=bridge"], "rules"),
+        "unwritable run dir": (["--override", f"runs_dir={tmp / 'a-file'}"], "cannot write to the run directory"),
+    }
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each case in-process (fast), checked for exit 2 and one line on stderr."""
+    for name, (argv, phrase) in _bad_inputs(tmp_path).items():
+        assert train.main(argv) == 2, name
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1, (name, err)
+        assert err.startswith("train.py: ") and phrase in err, (name, err)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_bad_input_from_the_command_line_has_no_traceback(tmp_path: Path) -> None:
+    r = subprocess.run(
+        [sys.executable, "train.py", "--override", "learning_rat=0.1", "--override", f"runs_dir={tmp_path}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2 and r.stderr.startswith("train.py: unknown setting(s) learning_rat"), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_number_in_yaml_1_1_text_form_is_read_as_a_number() -> None:
+    assert train.load_args(None, ["learning_rate=1e-4", "time_budget_minutes=5"]).learning_rate == 1e-4
+
+
+class _FullDisk(io.FileIO):
+    def write(self, b) -> int:  # type: ignore[override]
+        super().write(bytes(b)[:100])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_full_disk_is_one_clear_error_and_leaves_no_tmp_file(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "checkpoint.pt"
+    train.save_checkpoint(path, {"update": 1})
+    monkeypatch.setattr(train, "open", lambda p, mode: _FullDisk(p, "w"), raising=False)
+    with pytest.raises(train.SaveError, match="cannot save .*checkpoint.pt: No space left on device"):
+        train.save_checkpoint(path, {"update": 2})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint.pt"]
+    assert torch.load(path, weights_only=True) == {"update": 1}  # the old one stands
+
+
+def test_a_checkpoint_that_cannot_be_written_ends_the_run_with_one_line(
+    tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(train, "open", lambda p, mode: _FullDisk(p, "w"), raising=False)
+    handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    argv = [*QUICK, "--override", "imitation_hands=4", "--override", "updates=0", "--override", f"runs_dir={tmp_path}"]
+    assert train.main(argv) == 1
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "No space left on device" in err, err
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
+    assert not list(_run_dir(tmp_path).glob("*.tmp"))
 
 
 @pytest.mark.parametrize("ruleset", ["dehla"])
