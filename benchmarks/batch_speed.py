@@ -13,7 +13,9 @@ same run (the ratio is the figure to compare between runs):
 * reference env: ``dehla_env.raw_env`` with its flat observation and mask per decision;
 * batched engine: :class:`BatchEngine` stepping all N games (legal masks, the random
   choice, chance steps and re-deals included; no observations);
-* vector env: ``vector_env(...).step`` with flat observations and masks for all N.
+* vector env: ``vector_env(...).step`` with flat observations and masks for all N, as
+  float32 (gymnasium's NEXT_STEP autoreset) and as uint8 codes (SAME_STEP), whose
+  float view ``codes / env.observation_scale`` is the same float32 observation.
 
 Then the memory the vector env holds per game, and for 65,536 games.
 """
@@ -116,16 +118,18 @@ def vector(rules_name: str, options: dict[str, Any], n: int, seconds: float, **k
     state = {"info": env.reset()[1]}
 
     def step() -> int:
-        obs, rewards, terminated, truncated, info = env.step(random_legal(state["info"]["action_mask"], rng))
+        # NEXT_STEP: a game whose hand just ended has no legal action (its action is ignored)
+        actions = np.maximum(random_legal(state["info"]["action_mask"], rng), 0)
+        obs, rewards, terminated, truncated, info = env.step(actions)
         state["info"] = info
         return n
 
     return timed(step, seconds)
 
 
-def memory_per_game(rules_name: str, options: dict[str, Any], n: int = 4096) -> float:
+def memory_per_game(rules_name: str, options: dict[str, Any], n: int = 4096, obs_dtype: str = "float32") -> float:
     tracemalloc.start()
-    env = vector_env(rules_name, num_envs=n, seed=0, **options)
+    env = vector_env(rules_name, num_envs=n, seed=0, obs_dtype=obs_dtype, **options)
     obs, info = env.reset()
     obs, *_ = env.step(random_legal(info["action_mask"], np.random.default_rng(0)))
     _, peak = tracemalloc.get_traced_memory()
@@ -139,7 +143,7 @@ def main() -> None:
     parser.add_argument("--rules", default="dehla")
     parser.add_argument("--trump", default=None, help="trump option (dehla: first-void / chosen)")
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per measurement")
-    parser.add_argument("--sizes", default="1,256,4096,16384")
+    parser.add_argument("--sizes", default="1,256,4096,16384,65536")
     args = parser.parse_args()
     options: dict[str, Any] = {} if args.trump is None else {"trump": args.trump}
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -160,12 +164,22 @@ def main() -> None:
         row("batched engine (no obs)", n, w, c, ec)
     for n in sizes:
         w, c = vector(args.rules, options, n, args.seconds)
-        row("vector_env (obs + masks)", n, w, c, vc)
+        row("vector_env float32 (obs + masks)", n, w, c, vc)
+    for n in sizes:
+        w, c = vector(args.rules, options, n, args.seconds, obs_dtype="uint8", autoreset_mode="same_step")
+        row("vector_env uint8 codes, SAME_STEP", n, w, c, vc)
     if 4096 in sizes:
-        w, c = vector(args.rules, options, 4096, args.seconds, copy=False, final_obs=False)
-        row("vector_env copy=False final_obs=False", 4096, w, c, vc)
-    per_game = memory_per_game(args.rules, options)
-    print(f"vector_env memory: {per_game:,.0f} bytes per game; 65,536 games: {per_game * 65536 / 2**30:.2f} GiB")
+        w, c = vector(args.rules, options, 4096, args.seconds, copy=False, final_obs=False, autoreset_mode="same_step")
+        row("vector_env float32 copy=False no finals", 4096, w, c, vc)
+        kw = {"copy": False, "final_obs": False, "autoreset_mode": "same_step", "obs_dtype": "uint8"}
+        w, c = vector(args.rules, options, 4096, args.seconds, **kw)
+        row("vector_env uint8 copy=False no finals", 4096, w, c, vc)
+    for dtype in ("float32", "uint8"):
+        per_game = memory_per_game(args.rules, options, obs_dtype=dtype)
+        print(
+            f"vector_env memory ({dtype}): {per_game:,.0f} bytes per game; "
+            f"65,536 games: {per_game * 65536 / 2**30:.2f} GiB"
+        )
     print("x scalar: CPU-time ratio to the reference engine (batched engine rows) or to the reference env (vector_env)")
 
 

@@ -136,4 +136,4 @@ def shuffled_deck(rng: np.random.Generator, packs: int = 1) -> list[int]:
     Every deal drawn anywhere (the engine's chance step, the batched engine, the arena,
     the trainer) comes from here, so one generator state gives one deck everywhere.
     With three packs (R2.8) each id appears three times."""
-    return [int(c) % NUM_CARDS for c in rng.permutation(NUM_CARDS * packs)]
+    return (rng.permutation(NUM_CARDS * packs) % NUM_CARDS).tolist()

@@ -6,8 +6,10 @@ from __future__ import annotations
 import tracemalloc
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
+from gymnasium.vector import AutoresetMode
 
 from agents.batched import CardSensePolicy, RandomPolicy, TenSafePolicy, TorchPolicy, make_batched_policy
 from dehla_env import IllegalMoveError
@@ -25,38 +27,103 @@ RULESETS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+SAME = {"autoreset_mode": "same_step"}
+
+
 def _play(env: Any, steps: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     rng = np.random.default_rng(seed)
     obs, info = env.reset()
     for _ in range(steps):
-        obs, rewards, terminated, truncated, info = env.step(random_legal(info["action_mask"], rng))
+        actions = random_legal(info["action_mask"], rng)
+        obs, rewards, terminated, truncated, info = env.step(np.maximum(actions, 0))
     return obs, rewards, info
 
 
-def test_reset_and_step_shapes_and_dtypes() -> None:
-    env = vector_env("dehla", num_envs=8, seed=0)
-    D = layout_for(4).size
+def _act(info: dict[str, Any], rng: np.random.Generator) -> np.ndarray:
+    """Random legal actions; 0 where no action is legal (NEXT_STEP ignores those)."""
+    return np.maximum(random_legal(info["action_mask"], rng), 0)
+
+
+def test_it_is_a_gymnasium_vector_env_with_gymnasiums_spaces_and_modes() -> None:
+    for mode in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+        env = vector_env("dehla", num_envs=8, seed=0, autoreset_mode=mode)
+        assert isinstance(env, gymnasium.vector.VectorEnv)
+        assert env.metadata["autoreset_mode"] is mode
+        D = layout_for(4).size
+        assert env.single_observation_space == gymnasium.spaces.Box(0.0, 3.0, (D,), np.float32)
+        assert env.observation_space.shape == (8, D)
+        assert env.single_action_space == gymnasium.spaces.Discrete(NUM_ACTIONS)
+        assert env.action_space == gymnasium.spaces.MultiDiscrete(np.full(8, NUM_ACTIONS))
+        assert env.render_mode is None and isinstance(env.np_random, np.random.Generator)
+        obs, info = env.reset(seed=1)
+        assert obs.shape == (8, D) and obs.dtype == np.float32 and env.observation_space.contains(obs)
+        assert info["action_mask"].shape == (8, NUM_ACTIONS) and info["action_mask"].dtype == bool
+        assert info["seat"].shape == (8,) and ((info["seat"] >= 0) & (info["seat"] < 4)).all()
+        assert info["action_mask"].any(axis=1).all()
+        assert info["rewards"].shape == (8, 4)
+        obs, rewards, terminated, truncated, info = env.step(_act(info, np.random.default_rng(0)))
+        assert rewards.shape == (8,) and rewards.dtype == np.float32
+        assert terminated.shape == truncated.shape == (8,) and terminated.dtype == bool
+        assert "final_obs" not in info
+        env.close()
+        assert env.closed
+
+
+def test_gymnasiums_vector_wrappers_take_it() -> None:
+    """RecordEpisodeStatistics, NormalizeReward and FlattenObservation (NEXT_STEP, the
+    default; FlattenObservation is gymnasium's and refuses SAME_STEP)."""
+    from gymnasium.wrappers.vector import FlattenObservation, NormalizeReward, RecordEpisodeStatistics
+
+    env = FlattenObservation(NormalizeReward(RecordEpisodeStatistics(vector_env("dehla", num_envs=16, seed=1))))
+    obs, info = env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(160):
+        obs, rewards, terminated, truncated, info = env.step(_act(info, rng))
+        if "episode" in info:
+            episodes += int(info["_episode"].sum())
+            assert (info["episode"]["l"][info["_episode"]] == 52).all()  # a dehla hand: 52 cards
+    assert episodes >= 16 * 2
+    stats = RecordEpisodeStatistics(vector_env("court-piece", num_envs=16, seed=1, **SAME))
+    _obs, info = stats.reset()
+    for _ in range(100):
+        _obs, _r, _t, _tr, info = stats.step(_act(info, rng))
+    assert len(stats.return_queue) > 0
+
+
+def test_next_step_shows_the_end_then_deals_anew() -> None:
+    """NEXT_STEP: the step that ends a hand returns its final observation, no legal
+    action and the actor's reward; the next step deals a new hand there, its action
+    ignored, reward 0."""
+    env = vector_env("dehla", num_envs=32, seed=3)
+    rng = np.random.default_rng(3)
     obs, info = env.reset()
-    assert obs.shape == (8, D) and obs.dtype == np.float32
-    assert info["action_mask"].shape == (8, NUM_ACTIONS) and info["action_mask"].dtype == bool
-    assert info["seat"].shape == (8,) and ((info["seat"] >= 0) & (info["seat"] < 4)).all()
-    assert info["action_mask"].any(axis=1).all()
-    assert env.single_observation_space.shape == (D,)
-    assert env.observation_space.contains(obs)
-    obs, rewards, terminated, truncated, info = env.step(random_legal(info["action_mask"], np.random.default_rng(0)))
-    assert rewards.shape == (8, 4) and rewards.dtype == np.float32
-    assert terminated.shape == truncated.shape == (8,) and terminated.dtype == bool
-    assert len(info["final_index"]) == 0
+    seen = 0
+    pending = np.zeros(32, bool)
+    for _ in range(120):
+        actor = info["seat"].copy()
+        obs, rewards, terminated, _, info = env.step(_act(info, rng))
+        assert not (terminated & pending).any()
+        assert (rewards[pending] == 0).all() and info["action_mask"][pending].any(axis=1).all()
+        if terminated.any():
+            assert not info["action_mask"][terminated].any()
+            assert (obs[terminated, -8:].sum(axis=1) > 0).all()  # the match values after the hand
+            assert np.array_equal(rewards[terminated], info["rewards"][terminated, actor[terminated]])
+            assert set(np.unique(rewards[terminated])) <= {-1.0, 1.0}
+            seen += int(terminated.sum())
+        pending = terminated
+    assert seen >= 32
 
 
 def test_one_hand_per_episode_with_zero_sum_partner_rewards() -> None:
-    env = vector_env("dehla", num_envs=64, seed=1)
+    env = vector_env("dehla", num_envs=64, seed=1, **SAME)
     rng = np.random.default_rng(1)
     obs, info = env.reset()
     hands = 0
     steps_since = np.zeros(64, int)
     for _ in range(300):
-        obs, rewards, terminated, _, info = env.step(random_legal(info["action_mask"], rng))
+        obs, reward, terminated, _, info = env.step(random_legal(info["action_mask"], rng))
+        rewards = info["rewards"]
         steps_since += 1
         assert (rewards[~terminated] == 0).all()
         done = rewards[terminated]
@@ -67,30 +134,33 @@ def test_one_hand_per_episode_with_zero_sum_partner_rewards() -> None:
         assert (steps_since[terminated] == 52).all()
         steps_since[terminated] = 0
         hands += int(terminated.sum())
-        k = len(info["final_index"])
-        assert info["final_obs"].shape == (k, env.observation_size)
-        assert info["final_seat"].shape == (k,)
-        if k:
-            assert (info["final_obs"][:, -8:].sum(axis=1) > 0).all()  # match values after the hand
-        assert set(info["final_outcome"]) >= {"winner", "kot", "tricks", "tens", "trump", "dealer"}
-        assert (info["final_outcome"]["tens"].sum(axis=1) == 4).all()
-        assert (info["final_outcome"]["tricks"].sum(axis=1) == 13).all()
+        if terminated.any():
+            assert np.array_equal(info["_final_obs"], terminated) and np.array_equal(info["_final_info"], terminated)
+            finals = np.stack(info["final_obs"][terminated])
+            assert finals.shape == (int(terminated.sum()), env.observation_size)
+            assert (finals[:, -8:].sum(axis=1) > 0).all()  # match values after the hand
+            out = info["final_info"]
+            assert set(out) >= {"winner", "kot", "tricks", "tens", "trump", "dealer", "seat"}
+            assert (out["tens"][terminated].sum(axis=1) == 4).all()
+            assert (out["tricks"][terminated].sum(axis=1) == 13).all()
+        else:
+            assert "final_obs" not in info
     assert hands >= 64 * 5
 
 
 @pytest.mark.parametrize("kind", ["tens", "tricks"])
 def test_reward_kinds(kind: str) -> None:
-    env = vector_env("dehla", num_envs=32, seed=2, reward=kind)
+    env = vector_env("dehla", num_envs=32, seed=2, reward=kind, **SAME)
     rng = np.random.default_rng(2)
     obs, info = env.reset()
     for _ in range(110):
         obs, rewards, terminated, _, info = env.step(random_legal(info["action_mask"], rng))
         if terminated.any():
-            out = info["final_outcome"]
+            out = info["final_info"]
             key = "tens" if kind == "tens" else "tricks"
             scale = 4 if kind == "tens" else 13
-            expected = (out[key][:, 0] - out[key][:, 1]) / scale
-            np.testing.assert_allclose(rewards[info["final_index"], 0], expected, rtol=1e-6)
+            expected = (out[key][terminated, 0] - out[key][terminated, 1]) / scale
+            np.testing.assert_allclose(info["rewards"][terminated, 0], expected, rtol=1e-6)
 
 
 def test_seeding_is_reproducible() -> None:
@@ -138,13 +208,13 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
 def test_copy_option() -> None:
     env = vector_env("dehla", num_envs=4, seed=0)
     obs1, info1 = env.reset()
-    obs2, _, _, _, info1 = env.step(random_legal(info1["action_mask"], np.random.default_rng(0)))
+    obs2, _, _, _, info1 = env.step(_act(info1, np.random.default_rng(0)))
     assert obs1 is not obs2 and not np.shares_memory(obs1, obs2)
     # arrays still held (directly or through a view) are never recycled; released ones are
     rng = np.random.default_rng(1)
     kept, snapshots, view = [], [], None
     for t in range(12):
-        obs2, _, _, _, info1 = env.step(random_legal(info1["action_mask"], rng))
+        obs2, _, _, _, info1 = env.step(_act(info1, rng))
         if t < 3:
             kept.append(obs2)
             snapshots.append(obs2.copy())
@@ -156,12 +226,12 @@ def test_copy_option() -> None:
     assert view is not None and np.array_equal(view, view_snapshot)
     fast = vector_env("dehla", num_envs=4, seed=0, copy=False)
     obs1, info1 = fast.reset()
-    obs2, *_ = fast.step(random_legal(info1["action_mask"], np.random.default_rng(0)))
+    obs2, *_ = fast.step(_act(info1, np.random.default_rng(0)))
     assert obs1 is obs2  # the same buffer, overwritten
 
 
 def test_final_obs_modes_agree() -> None:
-    envs = {mode: vector_env("dehla", num_envs=16, seed=8, final_obs=mode) for mode in ("actor", "all", 3)}
+    envs = {mode: vector_env("dehla", num_envs=16, seed=8, final_obs=mode, **SAME) for mode in ("actor", "all", 3)}
     infos = {mode: env.reset()[1] for mode, env in envs.items()}
     rng = np.random.default_rng(8)
     ended = 0
@@ -170,15 +240,20 @@ def test_final_obs_modes_agree() -> None:
         for mode, env in envs.items():
             infos[mode] = env.step(actions)[4]
         actor, every, three = infos["actor"], infos["all"], infos[3]
-        k = np.arange(len(actor["final_index"]))
-        assert np.array_equal(actor["final_obs"], every["final_obs"][k, actor["final_seat"]])
-        assert np.array_equal(three["final_obs"], every["final_obs"][:, 3])
-        ended += len(k)
+        if "final_obs" not in actor:
+            continue
+        for i in np.flatnonzero(actor["_final_obs"]):
+            seat = actor["final_info"]["seat"][i]
+            assert np.array_equal(actor["final_obs"][i], every["final_obs"][i][seat])
+            assert np.array_equal(three["final_obs"][i], every["final_obs"][i][3])
+            ended += 1
     assert ended == 16
+    with pytest.raises(ValueError, match="SAME_STEP"):
+        vector_env("dehla", final_obs="all")
 
 
 def test_final_obs_can_be_switched_off() -> None:
-    env = vector_env("court-piece", num_envs=16, seed=0, final_obs=False)
+    env = vector_env("court-piece", num_envs=16, seed=0, final_obs=False, **SAME)
     rng = np.random.default_rng(0)
     obs, info = env.reset()
     seen = 0
@@ -187,6 +262,26 @@ def test_final_obs_can_be_switched_off() -> None:
         assert "final_obs" not in info
         seen += int(terminated.sum())
     assert seen > 0
+
+
+def test_uint8_codes_and_their_float_view() -> None:
+    """obs_dtype="uint8": a quarter of the bytes, and codes / observation_scale is the
+    float32 observation exactly (tests/test_vector_equivalence.py checks every entry)."""
+    fast = vector_env("dehla-direct", num_envs=64, seed=9, obs_dtype="uint8")
+    ref = vector_env("dehla-direct", num_envs=64, seed=9)
+    a, ia = fast.reset()
+    b, ib = ref.reset()
+    rng = np.random.default_rng(9)
+    for _ in range(60):
+        assert a.dtype == np.uint8 and fast.observation_space.contains(a)
+        assert np.array_equal(fast.float_view(a), b)
+        torch = pytest.importorskip("torch")
+        assert np.array_equal((torch.from_numpy(a).float() / torch.from_numpy(fast.observation_scale)).numpy(), b)
+        actions = _act(ia, rng)
+        a, _, _, _, ia = fast.step(actions)
+        b, _, _, _, ib = ref.step(actions)
+    with pytest.raises(ValueError, match="obs_dtype"):
+        vector_env("dehla", obs_dtype="float16")
 
 
 def test_reset_with_given_decks_and_errors() -> None:
@@ -205,6 +300,8 @@ def test_reset_with_given_decks_and_errors() -> None:
         vector_env("dehla", reward="points")
     with pytest.raises(ValueError):
         vector_env("court-piece", reward="tens")
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        vector_env("dehla", autoreset_mode="disabled")
     with pytest.raises(RuntimeError):
         vector_env("dehla", num_envs=2).step(np.zeros(2, int))
 
@@ -212,7 +309,7 @@ def test_reset_with_given_decks_and_errors() -> None:
 @pytest.mark.parametrize("cfg", RULESETS, ids=lambda c: c[0] + "".join(f"-{v}" for v in c[1].values()))
 def test_every_ruleset_and_policy_plays_legal_moves(cfg: tuple[str, dict[str, Any]]) -> None:
     name, opts = cfg
-    env = vector_env(name, num_envs=1 if opts.get("players") == 6 else 24, seed=4, **opts)
+    env = vector_env(name, num_envs=1 if opts.get("players") == 6 else 24, seed=4, **SAME, **opts)
     n = env.num_players
     policies = [RandomPolicy(0), TenSafePolicy(n, 1), CardSensePolicy(n, 2)]
     obs, info = env.reset()
@@ -221,7 +318,8 @@ def test_every_ruleset_and_policy_plays_legal_moves(cfg: tuple[str, dict[str, An
         policy = policies[t % 3]
         actions = policy(obs, info["action_mask"])
         assert info["action_mask"][np.arange(len(actions)), actions].all()
-        obs, rewards, terminated, _, info = env.step(actions)
+        obs, _reward, terminated, _, info = env.step(actions)
+        rewards = info["rewards"]
         hands += int(terminated.sum())
         assert np.allclose(rewards[:, 0::2].sum(axis=1) / (n // 2), -rewards[:, 1::2].sum(axis=1) / (n // 2))
     assert hands > 0

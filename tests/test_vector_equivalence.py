@@ -114,10 +114,22 @@ def run_equivalence(
     seed: int = 0,
     all_seats_every: int = 7,
     first_decks: np.ndarray | None = None,
+    obs_dtype: str = "float32",
 ) -> dict[str, int]:
-    """Play until ``episodes`` hands are complete; returns counts of what was compared."""
+    """Play until ``episodes`` hands are complete; returns counts of what was compared.
+    With ``obs_dtype="uint8"`` the env's codes are compared through its float view."""
     reward = options.pop("reward", "win")
-    vec = vector_env(rules_name, num_envs=num_envs, seed=seed, reward=reward, final_obs="all", **options)
+    vec = vector_env(
+        rules_name,
+        num_envs=num_envs,
+        seed=seed,
+        reward=reward,
+        final_obs="all",
+        autoreset_mode="same_step",
+        obs_dtype=obs_dtype,
+        **options,
+    )
+    f = vec.float_view
     n = vec.num_players
     refs = [_ScriptedEnv(vec, i, rules=rules_name, reward=reward, **options) for i in range(num_envs)]
     if first_decks is None:
@@ -145,12 +157,12 @@ def run_equivalence(
             assert np.array_equal(ref_obs["action_mask"].astype(bool), mask[i]), (
                 f"game {i} step {step}: mask {np.flatnonzero(mask[i])} vs {np.flatnonzero(ref_obs['action_mask'])}"
             )
-            assert np.array_equal(ref_obs["observation"], obs[i]), (
-                f"game {i} step {step}: observation differs in {_diff(ref_obs['observation'], obs[i], n)}"
+            assert np.array_equal(ref_obs["observation"], f(obs[i])), (
+                f"game {i} step {step}: observation differs in {_diff(ref_obs['observation'], f(obs[i]), n)}"
             )
             if step % all_seats_every == 0:  # every seat's view, not only the one to act
                 rows = np.full(n, i)
-                views = vec.observer.observe(rows, np.arange(n))
+                views = f(vec.observer.observe(rows, np.arange(n)))
                 for other in range(n):
                     expected = ref.encoder.encode(ref.match, other)  # type: ignore[arg-type]
                     assert np.array_equal(expected, views[other]), (
@@ -159,10 +171,12 @@ def run_equivalence(
         actions = random_legal(mask, rng)
         if use_hard.any():
             actions[use_hard] = hard(obs[use_hard], mask[use_hard])
-        obs, rewards, terminated, truncated, info = vec.step(actions)
+        actor = seat.copy()
+        obs, reward, terminated, truncated, info = vec.step(actions)
         assert not truncated.any()
+        rewards = info["rewards"]  # every seat's; ``reward`` is the actor's
+        assert np.array_equal(reward, rewards[np.arange(num_envs), actor])
         decisions += num_envs
-        final_pos = {int(g): k for k, g in enumerate(info["final_index"])}
         for i, ref in enumerate(refs):
             ref.step(int(actions[i]))
             expected_r = np.array([ref.rewards[a] for a in ref.possible_agents], np.float32)
@@ -170,16 +184,19 @@ def run_equivalence(
             ref_done = all(ref.terminations.values())
             assert ref_done == bool(terminated[i]), f"game {i} step {step}: terminated {terminated[i]}"
             if not ref_done:
+                assert "final_obs" not in info or not info["_final_obs"][i]
                 continue
-            k = final_pos[i]
-            out = {key: v[k] for key, v in info["final_outcome"].items()}
+            assert info["_final_obs"][i] and info["_final_info"][i]
+            out = {key: v[i] for key, v in info["final_info"].items()}
+            assert out["seat"] == actor[i]
             expected = _outcome_of(ref)
             got = {key: (list(out[key]) if np.ndim(out[key]) else int(out[key])) for key in expected}
             assert got == expected, f"game {i}: outcome {got} vs {expected}"
             for s, agent in enumerate(ref.possible_agents):
                 ref_final = ref.observe(agent)["observation"]
-                assert np.array_equal(ref_final, info["final_obs"][k, s]), (
-                    f"game {i} seat {s}: final observation differs in {_diff(ref_final, info['final_obs'][k, s], n)}"
+                mine = f(info["final_obs"][i][s])
+                assert np.array_equal(ref_final, mine), (
+                    f"game {i} seat {s}: final observation differs in {_diff(ref_final, mine, n)}"
                 )
             finished += 1
             draws += ref.match.hand.draw_card >= 0  # type: ignore[union-attr]
@@ -223,10 +240,18 @@ def test_vector_env_matches_reference_env(index: int) -> None:
     run_equivalence(name, dict(opts), episodes=MAIN.get(index, 120), seed=index)
 
 
+@pytest.mark.parametrize("index", range(0, len(CONFIGS), 2), ids=[_id(CONFIGS[i]) for i in range(0, len(CONFIGS), 2)])
+def test_uint8_codes_are_the_reference_observation_exactly(index: int) -> None:
+    """obs_dtype="uint8": codes / observation_scale is the float32 observation, bit for bit."""
+    name, opts = CONFIGS[index]
+    run_equivalence(name, dict(opts), episodes=40, num_envs=32, seed=100 + index, obs_dtype="uint8")
+
+
 @pytest.mark.parametrize("cfg", SIX, ids=[_id(c) for c in SIX])
 def test_six_players_match_reference_env(cfg: tuple[str, dict[str, Any]]) -> None:
     name, opts = cfg
     run_equivalence(name, dict(opts), episodes=40, num_envs=16, seed=3)
+    run_equivalence(name, dict(opts), episodes=16, num_envs=8, seed=4, obs_dtype="uint8")
 
 
 @pytest.mark.parametrize("trump", ["first-void", "chosen"])

@@ -1,56 +1,74 @@
 """A turn-based vector environment: ``N`` games of one ruleset, one decision per game per step.
 
-``dehla_env.vector.vector_env(rules="dehla", num_envs=N, seed=S, **options)``
+``dehla_env.vector_env(rules="dehla", num_envs=N, seed=S, **options)`` is a
+:class:`gymnasium.vector.VectorEnv`, so gymnasium's vector wrappers
+(``RecordEpisodeStatistics``, ``NormalizeReward``, ``FlattenObservation`` ...) and vector
+training loops take it as it is. ``autoreset_mode=`` is gymnasium's default
+``AutoresetMode.NEXT_STEP`` (the step after a hand ends deals a new one in that game,
+its action ignored; every gymnasium wrapper accepts it) or ``SAME_STEP`` (a new hand at
+once, the final observation in ``info``: no wasted step, for trainers).
 
 ====================  ==================================================================
 Rulesets              ``dehla`` (both trump modes), ``dehla-direct`` (every trump,
                       scoring and match option, four or six players), ``court-piece``,
                       ``coat-pees``: the options of :func:`dehla_env.make_rules`
-Episode               one hand (round) per episode (``episode="hand"``, the reference
-                      env's default); each episode is a fresh match: a uniformly random
-                      deal and first dealer (R1.10, as ``MatchState.new``; fixed with
-                      ``first_dealer=``)
-Action                ``actions``: (N,) ints in the flat layout of
-                      :mod:`dehla_env.actions` (cards 0..51, trump suits 52..55, pass 56,
-                      bids 57..84), one per game, for the seat to act in that game
-Observation           ``obs``: (N, D) float32, the flat observation of
+Episode               one hand (round) per episode; each episode is a fresh match: a
+                      uniformly random deal and first dealer (R1.10, as
+                      ``MatchState.new``; fixed with ``first_dealer=``)
+Action space          ``MultiDiscrete([85] * N)``: per game one action of the flat layout
+                      of :mod:`dehla_env.actions`, for the seat to act in that game
+Observation space     ``Box(0, 3, (N, D), float32)``: per game the flat observation of
                       :mod:`dehla_env.encoding` for the seat to act next (D = 826 with
-                      four players, 1,116 with six), identical to the reference env's
-``info``              ``"action_mask"``: (N, 85) bool; ``"seat"``: (N,) the seat to act
-Rewards               (N, seats) float32: every seat's reward from that step, nonzero only
-                      when a game's hand ended; ``reward=`` ``"win"`` (default),
-                      ``"tens"``, ``"tricks"``, ``"points"``, as
-                      :class:`dehla_env.env.raw_env` pays them
-Termination           ``terminated[i]``: game ``i``'s hand ended at this step; ``truncated``
-                      is always False
+                      four players, 1,116 with six), identical to ``raw_env``'s; with
+                      ``obs_dtype="uint8"``, ``Box(0, 255, (N, D), uint8)`` *codes*, a
+                      quarter of the memory traffic: :meth:`VectorEnv.float_view` (or
+                      ``codes / env.observation_scale`` in torch) gives the float32
+                      observation exactly, bit for bit
+Reward                ``(N,)`` float32: the reward of the seat that acted in each game
+                      (its side's, zero-sum; nonzero only on the step that ends a hand);
+                      ``reward=`` ``"win"`` (default), ``"tens"``, ``"tricks"``,
+                      ``"points"`` (:mod:`dehla_env.rewards`). Every seat's reward of the
+                      step is ``info["rewards"]`` (N, seats)
+Termination           ``terminated[i]``: game ``i``'s hand ended at this step;
+                      ``truncated`` is all False. NEXT_STEP: ``obs[i]`` is then the final
+                      observation and its mask empty; SAME_STEP: ``obs[i]`` is the new
+                      hand's and the final one is in ``info``
+``info``              ``"action_mask"`` (N, 85) bool and ``"seat"`` (N,), for the seat to
+                      act next; ``"rewards"`` (N, seats); SAME_STEP, when some games
+                      ended: ``"final_obs"`` (N,) object array (the final observation of the
+                      ended games, None elsewhere) with ``"_final_obs"`` (N,) bool, and
+                      ``"final_info"`` (dict of (N, ...) arrays: ``winner`` (side, -1:
+                      none), ``kot``, ``all_tens``, ``score`` (R4.4), ``tricks``,
+                      ``tens``, ``trump``, ``trump_maker``, ``dealer``, ``contract_seat``,
+                      ``contract_level``, ``seat`` (who made the last move)) with
+                      ``"_final_info"``
 ====================  ==================================================================
 
+``final_obs=`` says whose final observation ``info["final_obs"]`` holds: ``"actor"`` (the
+default: the seat whose move ended the hand), ``"all"`` (a (seats, D) array per game), a
+seat number, or False (none). The final observation is the reference env's once the
+hand is over (the match values after that hand included).
+
 Chance steps (the deal, the R1.4 draw) are resolved inside :meth:`VectorEnv.step` from
-the env's one seeded ``np.random.Generator``. A game whose hand ends is reset at once
-(a new deal, a new first dealer); what it ended with is in ``info``:
+the env's generator (``np_random``, seeded by ``reset(seed=...)``; the first deal of a
+seed is ``raw_env``'s, see :func:`dehla_env.cards.shuffled_deck`).
 
-* ``"final_index"``: (K,) the games that ended (``np.flatnonzero(terminated)``);
-* ``"final_seat"``: (K,) the seat whose move ended the hand;
-* ``"final_obs"``: the final observation (the reference env's observation once the hand
-  is over, match values after that one hand included): with ``final_obs="actor"`` (the
-  default) (K, D) for the seat whose move ended the hand; with ``final_obs="all"`` (K,
-  seats, D) for every seat; with ``final_obs=s`` (an int) (K, D) for seat ``s``; none
-  with ``final_obs=False``. (Games started together stay in step, so many can end at
-  once: "all" is seats x the memory of one observation batch.)
-* ``"final_outcome"``: dict of (K,) / (K, 2) arrays: ``winner`` (side, -1: none),
-  ``kot``, ``all_tens``, ``score`` (R4.4), ``tricks``, ``tens``, ``trump``,
-  ``trump_maker``, ``dealer``, ``contract_seat``, ``contract_level``.
+:meth:`VectorEnv.step_games` steps only some games and returns compact per-game arrays
+(per-seat rewards, the final entries of the ended games only): the form the learner
+wrapper (:mod:`.wrappers`), search and training use.
 
-Arrays returned by :meth:`VectorEnv.step` are never overwritten while anything still
-refers to them (``copy=True``, the default): the env recycles an observation or mask
-buffer only once nothing but the env holds it (CPython reference count; a numpy view
-or a tensor from ``torch.from_numpy`` counts as a holder), so a training loop that
-rebinds ``obs`` each step gets double buffering, and one that keeps every ``obs``
-gets new arrays. With ``copy=False`` the same two buffers are always overwritten
-(copy what you keep).
+Arrays returned are never overwritten while anything still refers to them (``copy=True``,
+the default): an observation or mask buffer is recycled only once nothing but the env
+holds it (CPython reference count; a numpy view or ``torch.from_numpy`` counts as a
+holder). With ``copy=False`` the same buffers are always overwritten (copy what you keep).
 
-An action that is not legal raises :class:`dehla_env.IllegalMoveError` naming the game,
-the seat and the move, and changes nothing.
+An action that is not an integer, or not legal, raises :class:`dehla_env.IllegalMoveError`
+naming the game, the seat, the move and the rule, and changes nothing (R5).
+
+Version history
+    v1: a real ``gymnasium.vector.VectorEnv``: (N,) rewards of the actor (every seat's in
+    ``info["rewards"]``), gymnasium's ``final_obs``/``final_info`` entries,
+    ``obs_dtype="uint8"`` codes. v0: (N, seats) rewards, compact ``final_*`` entries.
 """
 
 from __future__ import annotations
@@ -58,8 +76,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
 
 from ..actions import NUM_ACTIONS, PASS_ACTION, action_text
 from ..cards import NUM_CARDS
@@ -98,10 +120,24 @@ def _recycled(pool: list[np.ndarray], shape: tuple[int, ...], dtype: Any) -> np.
     return buf
 
 
-class VectorEnv:
+def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
+    """An :class:`AutoresetMode`, its value (``"NextStep"``) or name (``"next_step"``)."""
+    if isinstance(mode, AutoresetMode):
+        return mode
+    for m in AutoresetMode:
+        if mode in (m.value, m.name, m.name.lower()):
+            return m
+    raise ValueError(f"autoreset_mode must be NEXT_STEP or SAME_STEP, not {mode!r}")
+
+
+class VectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` games in lockstep; see the module docstring."""
 
-    metadata: dict[str, Any] = {"name": "dehla_vector_v0", "autoreset_mode": "same-step"}
+    metadata: dict[str, Any] = {  # noqa: RUF012 (gymnasium's class attribute)
+        "name": "dehla_vector_v1",
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": [],
+    }
 
     def __init__(
         self,
@@ -113,6 +149,8 @@ class VectorEnv:
         final_obs: bool | str | int = "actor",
         copy: bool = True,
         first_dealer: int | None = None,
+        obs_dtype: str | type = "float32",
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         **options: Any,
     ) -> None:
         if isinstance(rules, Rules):
@@ -126,22 +164,40 @@ class VectorEnv:
                 f"the vector env plays single hands (episode='hand'), not {episode!r}; use dehla_env.env for matches"
             )
         self.reward_kind = reward_kind(reward, self.rules)
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
         self.num_envs = N = int(num_envs)
         if first_dealer is not None and not 0 <= first_dealer < self.rules.players:
             raise ValueError(f"first_dealer must be a seat 0..{self.rules.players - 1}, not {first_dealer!r}")
+        dtype = np.dtype(obs_dtype)
+        if dtype not in (np.float32, np.uint8):
+            raise ValueError(f"obs_dtype must be float32 or uint8, not {obs_dtype!r}")
+        self.obs_dtype = dtype
+        mode = _autoreset_mode(autoreset_mode)
+        if mode is AutoresetMode.DISABLED:
+            raise ValueError("the vector env deals a new hand itself: autoreset_mode NEXT_STEP or SAME_STEP")
+        if mode is AutoresetMode.NEXT_STEP and final_obs == "all":
+            raise ValueError("final_obs='all' needs autoreset_mode SAME_STEP (NEXT_STEP shows one final observation)")
+        self.autoreset_mode = mode
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        self._pending_reset = np.zeros(N, bool)
         self.first_dealer = first_dealer
         self._final_obs: bool | str | int = "actor"
         self.copy = copy
         self.engine = BatchEngine(self.rules, N)
-        self.observer = BatchObserver(self.engine)
+        self.observer = BatchObserver(self.engine, codes=dtype == np.uint8)
         self.num_players = n = self.rules.players
         self.num_actions = NUM_ACTIONS
         self.observation_size = D = self.observer.size
-        self.single_observation_space = spaces.Box(0.0, 3.0, (D,), np.float32)
+        if dtype == np.uint8:
+            self.single_observation_space = spaces.Box(0, 255, (D,), np.uint8)
+        else:
+            self.single_observation_space = spaces.Box(0.0, 3.0, (D,), np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
-        self._rng = np.random.default_rng(seed)
+        self.action_space = spaces.MultiDiscrete(np.full(N, NUM_ACTIONS))
+        self._observation_space: spaces.Box | None = None
+        self.render_mode = None
+        self._np_random, self._np_random_seed = seeding.np_random(seed)
         self._all = self.engine.all
         self._row_base = self._all * n
         self._obs: np.ndarray | None = None  # the reused buffer (copy=False)
@@ -152,8 +208,30 @@ class VectorEnv:
         self._started = False
         self.final_obs = final_obs
 
+    @property
+    def observation_space(self) -> spaces.Box:  # type: ignore[override]
+        """Box (N, D), built when first asked for (its bounds are two more (N, D) arrays)."""
+        if self._observation_space is None:
+            self._observation_space = batch_space(self.single_observation_space, self.num_envs)  # type: ignore[assignment]
+        assert self._observation_space is not None
+        return self._observation_space
+
+    @property
+    def observation_scale(self) -> np.ndarray:
+        """(D,) float32: ``codes / observation_scale`` is the float32 observation, bit for
+        bit (float32 division is exact to the last bit, as the encoder's fractions are)."""
+        return self.observer.scale
+
+    def float_view(self, obs: np.ndarray) -> np.ndarray:
+        """The float32 observation of ``obs`` (codes with ``obs_dtype="uint8"``; floats pass)."""
+        if obs.dtype == np.float32:
+            return obs
+        return obs.astype(np.float32) / self.observer.scale
+
     # ------------------------------------------------------------------ episode
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal a new hand in every game; returns ``(obs, info)``.
 
         ``options={"decks": (N, deck) card ids, "dealers": (N,) seats}`` deals these
@@ -161,7 +239,9 @@ class VectorEnv:
         dealt by later automatic resets are random again.
         """
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+                raise ValueError(f"seed is one integer for the whole batch, not {seed!r}")
+            self._np_random, self._np_random_seed = seeding.np_random(int(seed))
         options = options or {}
         if "decks" in options or "dealers" in options:
             decks = np.asarray(options["decks"], dtype=np.int64)
@@ -180,12 +260,15 @@ class VectorEnv:
         else:
             self._deal(self._all)
         self._started = True
+        self._pending_reset[:] = False
         obs = self._out_obs()
         self._observe(self._all, obs, True)
-        return obs, self._info()
+        info = self._info()
+        info["rewards"] = np.zeros((self.num_envs, self.num_players), np.float32)
+        return obs, info
 
     def _deal(self, g: np.ndarray) -> None:
-        decks, dealers = self.engine.sample_deals(self._rng, len(g))
+        decks, dealers = self.engine.sample_deals(self.np_random, len(g))
         if self.first_dealer is not None:
             dealers[:] = self.first_dealer
         self.engine.deal(g, decks, dealers)
@@ -197,23 +280,14 @@ class VectorEnv:
             return
         dr = g[e.phase[g] == DRAW]
         if len(dr):
-            e.draw(dr, e.sample_draws(self._rng, dr))
+            e.draw(dr, e.sample_draws(self.np_random, dr))
 
     def _out_obs(self) -> np.ndarray:
         if self.copy:
-            return _recycled(self._obs_pool, (self.num_envs, self.observation_size), np.float32)
+            return _recycled(self._obs_pool, (self.num_envs, self.observation_size), self.obs_dtype)
         if self._obs is None:
-            self._obs = np.zeros((self.num_envs, self.observation_size), np.float32)
+            self._obs = np.zeros((self.num_envs, self.observation_size), self.obs_dtype)
         return self._obs
-
-    @property
-    def observation_space(self) -> spaces.Box:
-        """Box (N, D): built when asked for (its bounds are two more (N, D) arrays)."""
-        return spaces.Box(0.0, 3.0, (self.num_envs, self.observation_size), np.float32)
-
-    @property
-    def action_space(self) -> spaces.MultiDiscrete:
-        return spaces.MultiDiscrete(np.full(self.num_envs, NUM_ACTIONS))
 
     def _info(self) -> dict[str, Any]:
         if self.copy:
@@ -225,24 +299,88 @@ class VectorEnv:
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One decision in every game: ``(obs, rewards, terminated, truncated, info)``."""
+        """One decision in every game: ``(obs, rewards, terminated, truncated, info)``
+        (the layout of the module docstring)."""
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            return self._step_next(actions)
         obs = self._out_obs()
-        rewards, terminated, final = self._advance(self._all, actions, obs)
+        actor = self.engine.to_act.copy()
+        seat_rewards, terminated, final = self._advance(self._all, actions, obs)
         info = self._info()
-        info.update(final)
+        info["rewards"] = seat_rewards
+        if len(final["final_index"]):
+            self._gymnasium_final(info, final)
+        rewards = seat_rewards[self._all, actor]
         return obs, rewards, terminated, np.zeros(self.num_envs, bool), info
+
+    def _step_next(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """NEXT_STEP autoreset: the games that ended at the last step are dealt anew now
+        (their action is ignored, their reward 0); the others take their action, and
+        those that end show their final observation and a mask of no legal action."""
+        N = self.num_envs
+        obs = self._out_obs()
+        arr = np.asarray(actions)
+        redo = self._pending_reset
+        seat_rewards = np.zeros((N, self.num_players), np.float32)
+        terminated = np.zeros(N, bool)
+        actor = self.engine.to_act.copy()
+        final = self._no_final
+        if redo.any():
+            play = np.flatnonzero(~redo)
+            if arr.shape != (N,):
+                self._check_actions(self._all, arr)  # the one message for a malformed batch
+            sub = np.empty((len(play), self.observation_size), self.obs_dtype)
+            if len(play):
+                r, t, final = self._advance(play, arr[play], sub, redeal=False)
+                seat_rewards[play], terminated[play], obs[play] = r, t, sub
+                final = {**final, "final_index": play[final["final_index"]]}
+            again = np.flatnonzero(redo)
+            self._deal(again)
+            sub = np.empty((len(again), self.observation_size), self.obs_dtype)
+            self._observe(again, sub, False)
+            obs[again] = sub
+        else:
+            seat_rewards, terminated, final = self._advance(self._all, arr, obs, redeal=False)
+        self._pending_reset = terminated.copy()
+        if terminated.any():
+            self._mask[terminated] = False
+        info = self._info()
+        info["rewards"] = seat_rewards
+        rewards = seat_rewards[self._all, actor]
+        rewards[redo] = 0.0
+        return obs, rewards, terminated, np.zeros(N, bool), info
+
+    def _gymnasium_final(self, info: dict[str, Any], final: dict[str, Any]) -> None:
+        """The compact final entries of :meth:`step_games` in gymnasium's SAME_STEP form."""
+        N = self.num_envs
+        ended = final["final_index"]
+        mask = np.zeros(N, bool)
+        mask[ended] = True
+        if "final_obs" in final:
+            per_env = np.full(N, None, dtype=object)
+            for j, g in enumerate(ended.tolist()):
+                per_env[g] = final["final_obs"][j]
+            info["final_obs"], info["_final_obs"] = per_env, mask
+        fields = {**final["final_outcome"], "seat": final["final_seat"]}
+        final_info: dict[str, np.ndarray] = {}
+        for key, value in fields.items():
+            full = np.full((N, *value.shape[1:]), -1, value.dtype)
+            full[ended] = value
+            final_info[key] = full
+        info["final_info"], info["_final_info"] = final_info, mask
 
     def step_games(
         self, games: np.ndarray, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One decision in games ``games`` only (the others wait).
+        """One decision in games ``games`` only (the others wait); an ended game is dealt
+        anew at once, whatever ``autoreset_mode`` (use this or :meth:`step`, not both).
 
         Returns ``(obs, mask, seat, rewards, terminated, final)`` for those games, rows in
         the order of ``games``; ``final`` holds the ``final_*`` entries of ``info``
         (``final_index`` as positions in ``games``).
         """
         g = self._check_games(games)
-        obs = np.empty((len(g), self.observation_size), np.float32)
+        obs = np.empty((len(g), self.observation_size), self.obs_dtype)
         rewards, terminated, final = self._advance(g, actions, obs)
         return obs, self._mask[g], self.engine.to_act[g], rewards, terminated, final
 
@@ -297,7 +435,12 @@ class VectorEnv:
             return "no bid is due", "R4.2"
         return f"a bid must name a number above {int(e.high_bid[game])}", "R4.2"
 
-    def _advance(self, g: np.ndarray, actions: Any, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    def _advance(
+        self, g: np.ndarray, actions: Any, obs: np.ndarray, redeal: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """Apply ``actions`` in games ``g``; per-seat rewards, terminated, compact finals.
+        ``redeal``: deal the ended games anew at once (SAME_STEP); else they stay over and
+        their row of ``obs`` is the final observation (NEXT_STEP)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         e = self.engine
@@ -337,8 +480,13 @@ class VectorEnv:
                 final["final_obs"] = self.observer.observe(gd, final["final_seat"])
             elif fo is not False:
                 final["final_obs"] = self.observer.observe(gd, np.full(len(gd), int(fo)))
-            self._deal(gd)
+            elif not redeal:
+                final["final_obs"] = self.observer.observe(gd, final["final_seat"])
+            if redeal:
+                self._deal(gd)
         self._observe(g, obs, full)
+        if not redeal and len(ended):
+            obs[ended] = final["final_obs"]  # NEXT_STEP: the step that ends a hand shows its end
         return rewards, terminated, final
 
     def _observe(self, g: np.ndarray, obs: np.ndarray, full: bool) -> None:
@@ -377,9 +525,9 @@ class VectorEnv:
         none = np.zeros(0, np.int64)
         final: dict[str, Any] = {"final_index": none, "final_outcome": self._outcome(none), "final_seat": none}
         if self.final_obs == "all":
-            final["final_obs"] = np.zeros((0, self.num_players, self.observation_size), np.float32)
+            final["final_obs"] = np.zeros((0, self.num_players, self.observation_size), self.obs_dtype)
         elif self.final_obs is not False:
-            final["final_obs"] = np.zeros((0, self.observation_size), np.float32)
+            final["final_obs"] = np.zeros((0, self.observation_size), self.obs_dtype)
         for v in (*final.values(), *final["final_outcome"].values()):
             if isinstance(v, np.ndarray):
                 v.flags.writeable = False
@@ -421,8 +569,8 @@ class VectorEnv:
     def seat(self) -> np.ndarray:
         return self.engine.to_act
 
-    def close(self) -> None:
-        pass
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release: the games live in this process's arrays."""
 
 
 def vector_env(rules: str | Rules = "dehla", num_envs: int = 1, seed: int | None = None, **options: Any) -> VectorEnv:
@@ -430,6 +578,7 @@ def vector_env(rules: str | Rules = "dehla", num_envs: int = 1, seed: int | None
 
     Keywords: ``reward`` (``"win"``, ``"tens"``, ``"tricks"``, ``"points"``),
     ``final_obs`` (``"actor"``, ``"all"``, a seat, False), ``copy`` (default True),
+    ``obs_dtype`` (``"float32"``, or ``"uint8"`` codes: see :meth:`VectorEnv.float_view`),
     ``first_dealer`` (default: drawn per episode), ``episode`` (``"hand"`` only);
     anything else is a rule option (``trump="chosen"``, ``players=6`` ...).
     """

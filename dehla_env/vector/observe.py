@@ -17,6 +17,14 @@ cards, bids, seats, suits, phase) is one scatter of ones into the flattened outp
 and the fractions come from float32 tables built with the reference encoder's own
 arithmetic, so they round identically. The output is zero-filled and written a chunk
 of rows at a time, so each chunk is written while it is in cache.
+
+**Codes** (``codes=True``): the same vector as uint8 *numerators*, a quarter of the
+bytes. Every entry of the flat observation is an integer over a per-column denominator
+(:attr:`BatchObserver.scale`: 1 for counts and one-hots, the hand size, the deck, 13
+...; a match value ``min(x / target, 1)`` is the code ``min(x, target)``), and float32
+division is correctly rounded, so ``codes / scale`` is the float32 vector to the last
+bit (checked by the tests). The vector env's episodes are single hands, so every code
+fits in a byte.
 """
 
 from __future__ import annotations
@@ -43,10 +51,6 @@ def _window(arr: np.ndarray, n: int) -> np.ndarray:
     assert rows == 2 * n and arr.flags.c_contiguous
     step = arr.strides[1]
     return as_strided(arr.reshape(-1), shape=(N * rows - n + 1, n * F), strides=(step, arr.strides[2]), writeable=False)
-
-
-def _table(values: list[float]) -> np.ndarray:
-    return np.array(values, dtype=np.float32)
 
 
 def first_hand_match(rules: Rules, engine: BatchEngine, g: np.ndarray) -> dict[str, np.ndarray]:
@@ -107,47 +111,53 @@ def first_hand_match(rules: Rules, engine: BatchEngine, g: np.ndarray) -> dict[s
     }
 
 
-def match_features(rules: Rules, m: dict[str, np.ndarray], seat_side: np.ndarray) -> np.ndarray:
-    """(k, 8) float32: :func:`dehla_env.encoding._match_features` after one hand."""
+def match_codes(rules: Rules, m: dict[str, np.ndarray], seat_side: np.ndarray) -> np.ndarray:
+    """(k, 8) int: the numerators of :func:`dehla_env.encoding._match_features` after one
+    hand, over :func:`match_denominators` (``min(x / t, 1)`` is ``min(x, t) / t``)."""
     k = len(seat_side)
     rows = np.arange(k)
     own, other = seat_side, 1 - seat_side
-    kots, points = m["kots"].astype(np.float64), m["points"].astype(np.float64)
-    kots_target = rules.kots_to_win or 1
-    zero = np.zeros(k)
+    kots, points = m["kots"], m["points"]
+    den = match_denominators(rules)
+    zero = np.zeros(k, np.int64)
     if rules.match_scoring is MatchScoring.GAP:
-        lead = (points[rows, own] - points[rows, other]) / rules.gap
-        p_own, p_other = np.maximum(lead, 0.0), np.maximum(-lead, 0.0)
+        lead = points[rows, own] - points[rows, other]
+        p_own, p_other = np.maximum(lead, 0), np.maximum(-lead, 0)
     elif rules.points_to_win is not None:
-        p_own, p_other = points[rows, own] / rules.points_to_win, points[rows, other] / rules.points_to_win
+        p_own, p_other = points[rows, own], points[rows, other]
     else:
         p_own = p_other = zero
-    streak_target = rules.kot_streak or 1
-    value = m["streak_count"] / streak_target
     has = m["streak_side"] >= 0
-    s_own = np.where(has & (m["streak_side"] == own), value, 0.0)
-    s_other = np.where(has & (m["streak_side"] != own), value, 0.0)
-    hands = min(1 / rules.max_hands, 1.0) if rules.max_hands else min(1 / 100, 1.0)
+    s_own = np.where(has & (m["streak_side"] == own), m["streak_count"], 0)
+    s_other = np.where(has & (m["streak_side"] != own), m["streak_count"], 0)
     out = np.stack(
-        [
-            np.minimum(kots[rows, own] / kots_target, 1.0),
-            np.minimum(kots[rows, other] / kots_target, 1.0),
-            np.minimum(p_own, 1.0),
-            np.minimum(p_other, 1.0),
-            np.minimum(s_own, 1.0),
-            np.minimum(s_other, 1.0),
-            np.full(k, hands),
-            m["over"].astype(np.float64),
-        ],
-        axis=1,
+        [kots[rows, own], kots[rows, other], p_own, p_other, s_own, s_other, np.ones(k, np.int64), m["over"]], axis=1
     )
-    return out.astype(np.float32)
+    return np.minimum(out, den[None, :].astype(np.int64))
+
+
+def match_denominators(rules: Rules) -> np.ndarray:
+    """(8,) the denominators of the ``match`` slice (one completed hand: ``hands`` is 1)."""
+    if rules.match_scoring is MatchScoring.GAP:
+        points = rules.gap
+    else:
+        points = rules.points_to_win or 1
+    hands = rules.max_hands if rules.max_hands else 100
+    kots = rules.kots_to_win or 1
+    streak = rules.kot_streak or 1
+    return np.array([kots, kots, points, points, streak, streak, hands, 1], np.int64)
+
+
+def match_features(rules: Rules, m: dict[str, np.ndarray], seat_side: np.ndarray) -> np.ndarray:
+    """(k, 8) float32: :func:`dehla_env.encoding._match_features` after one hand."""
+    codes = match_codes(rules, m, seat_side).astype(np.float32)
+    return codes / match_denominators(rules).astype(np.float32)
 
 
 class BatchObserver:
     """Flat observations of a :class:`BatchEngine`'s games; see the module docstring."""
 
-    def __init__(self, engine: BatchEngine) -> None:
+    def __init__(self, engine: BatchEngine, codes: bool = False) -> None:
         self.engine = e = engine
         rules = self.rules = engine.rules
         n = self.n = engine.n
@@ -161,16 +171,31 @@ class BatchObserver:
         self.middle_rows = e.middle
         self.w_counts = _window(e.counts.reshape(e.num_games, 2 * n, 1), n)
         self.w_bids = _window(e.bid_code2.reshape(e.num_games, 2 * n, 1), n)
-        # fractions exactly as ObservationEncoder computes them (double, then float32)
-        inv = 1.0 / rules.hand_size
-        deck, nt, nten = rules.deck_size, rules.num_tricks, rules.num_tens
-        self.t_count = _table([c * inv for c in range(rules.hand_size + 1)])
-        self.t_mid_cards = _table([m / deck for m in range(deck + 1)])
-        self.t_mid_tens = _table([t / nten for t in range(nten + 1)])
-        self.t_bid = _table([b / 13 for b in range(14)])
-        self.t_tricks = _table([t / nt for t in range(nt + 1)])
-        self.t_undealt = _table([u / deck for u in range(deck + 1)])
-        self.t_tens = _table([t / nten for t in range(nten + 1)])
+        # fractions exactly as the encoder computes them (double, then float32), or with
+        # codes the numerators, over the per-column denominators of ``scale``
+        self.codes = codes
+        self.dtype = np.dtype(np.uint8 if codes else np.float32)
+        deck, nt, nten, hs = rules.deck_size, rules.num_tricks, rules.num_tens, rules.hand_size
+        self.t_count = self._table(hs)
+        self.t_mid_cards = self._table(deck)
+        self.t_mid_tens = self._table(nten)
+        self.t_bid = self._table(13)
+        self.t_tricks = self._table(nt)
+        self.t_undealt = self._table(deck)
+        self.t_tens = self._table(nten)
+        scale = np.ones(lay.size, np.float32)
+        if codes:
+            scale[o["hand_counts"] : o["hand_counts"] + n] = hs
+            scale[o["middle_info"]] = deck
+            scale[o["middle_info"] + 1] = nten
+            scale[o["contract_info"]] = 13
+            scale[o["progress"]] = nt
+            scale[o["progress"] + 1] = deck
+            scale[o["tricks_won"] : o["tricks_won"] + 2] = nt
+            scale[o["tens_won"] : o["tens_won"] + 2] = nten
+            scale[o["match"] : o["match"] + 8] = match_denominators(rules)
+        scale.flags.writeable = False
+        self.scale = scale
         self.bid_cols = o["bids"] + NUM_BID_CHOICES * np.arange(n)
         self.dummy = o["progress"]  # one-hot entries that are off go here; overwritten after
         self.num_ones = 11 + 2 * n
@@ -185,6 +210,12 @@ class BatchObserver:
         )
         assert o["tricks_won"] == o["progress"] + 2 and o["tens_won"] == o["progress"] + 4
         self._rowbase = np.zeros(0, np.int64)
+
+    def _table(self, den: int) -> np.ndarray:
+        """``x / den`` for x = 0..den as the encoder rounds it, or x itself as a code."""
+        if self.codes:
+            return np.arange(den + 1, dtype=np.uint8)
+        return np.array([x / den for x in range(den + 1)], dtype=np.float32)
 
     #: rows written per pass: the chunk's output stays in cache while its parts land
     CHUNK = 1024
@@ -209,8 +240,8 @@ class BatchObserver:
         idx = e.all[g] if isinstance(g, slice) else g  # game numbers
         k = len(idx)
         if out is None:
-            out = np.empty((k, self.size), np.float32)
-        assert out.shape == (k, self.size) and out.flags.c_contiguous
+            out = np.empty((k, self.size), self.dtype)
+        assert out.shape == (k, self.size) and out.flags.c_contiguous and out.dtype == self.dtype
         seats = np.asarray(seats, dtype=np.int64)
         if held is None:
             held = e.hands[idx, seats]
@@ -257,7 +288,7 @@ class BatchObserver:
         counts = self.t_count[self.w_counts[row]]
         undealt = np.where(e.stage[g] == 1, e.deck_size - 20, 0) if e.staged else 0
         tricks, tens = e.tricks.reshape(-1), e.tens.reshape(-1)
-        block = np.empty((k, 6), np.float32)
+        block = np.empty((k, 6), self.dtype)
         block[:, 0] = self.t_tricks[e.ntricks[g]]
         block[:, 1] = self.t_undealt[undealt]
         block[:, 2] = self.t_tricks[tricks[won_own]]
@@ -265,12 +296,12 @@ class BatchObserver:
         block[:, 4] = self.t_tens[tens[won_own]]
         block[:, 5] = self.t_tens[tens[won_other]]
         if e.has_middle:
-            mid = np.empty((k, 2), np.float32)
+            mid = np.empty((k, 2), self.dtype)
             mid[:, 0] = self.t_mid_cards[mid_count]
             mid[:, 1] = self.t_mid_tens[e.mid_tens[g]]
         if e.bidding:
             shown = cs >= 0
-            con = np.empty((k, 2), np.float32)
+            con = np.empty((k, 2), self.dtype)
             con[:, 0] = np.where(shown, self.t_bid[e.contract_level[g]], 0)
             con[:, 1] = shown & ((cs & 1) == side)
         # ---- write the rows
@@ -299,5 +330,6 @@ class BatchObserver:
         if done.any():
             d = np.flatnonzero(done)
             fm = first_hand_match(self.rules, e, idx[d])
-            out[d, o["match"] : o["match"] + 8] = match_features(self.rules, fm, side[d])
+            feats = match_codes if self.codes else match_features
+            out[d, o["match"] : o["match"] + 8] = feats(self.rules, fm, side[d])
         return out
