@@ -1,8 +1,9 @@
 """Dehla Pakad family as a PettingZoo AEC environment.
 
-``dehla_env.env(rules="dehla", **options)`` returns the environment wrapped in
-PettingZoo's usual safety wrappers (illegal action terminates with -1, action bounds
-asserted, call order enforced); ``dehla_env.raw_env(...)`` is the bare one.
+``dehla_env.env(rules="dehla", **options)`` returns the environment with PettingZoo's
+usual safety semantics (illegal action terminates with -1, action bounds asserted, call
+order enforced: :class:`SafeEnv`, the three wrappers in one layer);
+``dehla_env.raw_env(...)`` is the bare one.
 
 ====================  ==================================================================
 Import                ``from dehla_env import env, raw_env``
@@ -74,6 +75,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS
 from .encoding import (
@@ -152,6 +154,7 @@ class raw_env(AECEnv):
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self._mask = self._zero_mask  # the legal mask of the agent to act, cached per step
+        self._paid = False  # whether the last step paid rewards (they are zeroed on the next)
         self._rng = np.random.default_rng()
         self.match: MatchState | None = None
 
@@ -185,8 +188,10 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {"action_mask": self._zero_mask} for a in self.agents}
+        self.agent_selection = ""
         self._steps = 0
+        self._paid = False
         self._advance_chance()
         self._select_and_inform()
 
@@ -206,6 +211,8 @@ class raw_env(AECEnv):
         return match.is_terminal() or (not self.match_episode and match.hand.complete)
 
     def _select_and_inform(self) -> None:
+        """Select the agent to act and give it its mask in ``infos``; every other agent's
+        info holds an all-zero mask. Only the two infos that change are rebuilt."""
         match = self.match
         assert match is not None
         if self._episode_over():
@@ -214,11 +221,13 @@ class raw_env(AECEnv):
                 self.terminations[a] = True
                 self.infos[a] = {"action_mask": self._zero_mask}
             return
-        seat = match.current_player()
-        self.agent_selection = self.possible_agents[seat]
+        previous = self.agent_selection
+        agent = self.agent_selection = self.possible_agents[match.current_player()]
         mask = self._mask = self._legal_mask()
-        for a in self.agents:
-            self.infos[a] = {"action_mask": mask if a == self.agent_selection else self._zero_mask}
+        infos = self.infos
+        if previous != agent and previous in infos:
+            infos[previous] = {"action_mask": self._zero_mask}
+        infos[agent] = {"action_mask": mask}
 
     def _legal_mask(self) -> np.ndarray:
         assert self.match is not None
@@ -241,11 +250,15 @@ class raw_env(AECEnv):
         match.apply_action(action)  # integers only; IllegalMoveError names move, seat and rule (R5)
         self._cumulative_rewards[agent] = 0.0  # only once the move is accepted (R5)
         self._steps += 1
-        for a in self.agents:
-            self.rewards[a] = 0.0
+        if self._paid:  # rewards are nonzero only on the step that ends a hand
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self._paid = False
         if match.hands_completed > hands_before:
             self._pay_hand_rewards()
-        self._advance_chance()
+            self._paid = True
+        if match.is_chance():
+            self._advance_chance()
         self._select_and_inform()
         if (
             self.max_cycles is not None
@@ -254,7 +267,8 @@ class raw_env(AECEnv):
         ):
             for a in self.agents:
                 self.truncations[a] = True
-        self._accumulate_rewards()
+        if self._paid:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -287,7 +301,7 @@ class raw_env(AECEnv):
         flat = self.encoder.encode(match, seat)
         mask = self._mask if agent == self.agent_selection else self._zero_mask
         if not self.structured:
-            return {"observation": flat, "action_mask": np.array(mask)}
+            return {"observation": flat, "action_mask": mask.copy()}
         history = self.encoder.history(match, seat)
         return {"observation": structured_from_flat(flat, history, self.num_players), "action_mask": np.array(mask)}
 
@@ -318,10 +332,105 @@ class raw_env(AECEnv):
         pass
 
 
+def _guarded(name: str) -> property:
+    """A forwarding property that, like OrderEnforcingWrapper, refuses before reset()."""
+
+    def get(self: SafeEnv) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(get)
+
+
+def _forward(name: str) -> property:
+    return property(lambda self: getattr(self._raw, name))
+
+
+class SafeEnv(wrappers.OrderEnforcingWrapper):
+    """What ``env()`` returns: the semantics of PettingZoo's three safety wrappers
+    (``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(env,
+    illegal_reward=-1)))``) in one layer, with the attributes a loop reads on every step
+    forwarded directly instead of through three ``__getattr__`` chains.
+
+    In that order: calls before ``reset()`` are errors (order enforcing); an action
+    outside the action space fails ``"action is not in action space"`` (bounds); an
+    action the mask forbids ends the game with -1 for the agent that made it and a
+    warning (illegal moves). ``tests/test_env_api.py`` holds it to the three wrappers.
+    """
+
+    agent_selection = _guarded("agent_selection")
+    rewards = _guarded("rewards")
+    terminations = _guarded("terminations")
+    truncations = _guarded("truncations")
+    infos = _guarded("infos")
+    agents = _guarded("agents")
+    num_agents = _guarded("num_agents")
+    possible_agents = _forward("possible_agents")
+    max_num_agents = _forward("max_num_agents")
+    _cumulative_rewards = _forward("_cumulative_rewards")
+
+    def __init__(self, env: raw_env, illegal_reward: float = -1) -> None:
+        super().__init__(env)
+        self._raw = env
+        self._illegal_value = illegal_reward
+        self._prev_obs: Any = None
+        self._terminated = False  # terminated by an illegal move
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._terminated = False
+        self._prev_obs = None
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        raw = self._raw
+        obs = raw.observe(agent)
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+        return obs
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        # order enforcing
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+            return
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        # bounds
+        if type(action) is int:  # the common case, as Discrete.contains decides it
+            inside = 0 <= action < NUM_ACTIONS
+        else:
+            inside = raw.action_spaces[agent].contains(action)
+        assert (action is None and dead) or inside, "action is not in action space"
+        # illegal moves terminate the game, the mover losing
+        if self._prev_obs is None:
+            self.observe(agent)
+        mask = self._prev_obs["action_mask"]
+        self._prev_obs = None
+        if self._terminated and dead:
+            raw._was_dead_step(action)
+        elif not dead and not mask[action]:
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = float(self._illegal_value)
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
+        else:
+            raw.step(action)
+
+
 def env(**kwargs: Any) -> AECEnv:
-    """The AEC environment in PettingZoo's standard safety wrappers."""
-    e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """The AEC environment with PettingZoo's safety semantics (:class:`SafeEnv`)."""
+    return SafeEnv(raw_env(**kwargs), illegal_reward=-1)

@@ -373,3 +373,61 @@ def test_state_and_privileged_observation_shapes(config: tuple[str, dict[str, An
         if any(e.terminations.values()):
             break
         e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
+
+
+# ---------------------------------------------------------------------- env() is PettingZoo's three wrappers
+def _pettingzoo_stack(**kwargs: Any) -> Any:
+    from pettingzoo.utils import wrappers
+
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+def _outcome(e: Any, action: Any) -> tuple[Any, ...]:
+    try:
+        e.step(action)
+        raised = None
+    except Exception as err:  # noqa: BLE001 - the kind of failure is what is compared
+        raised = type(err).__name__
+    if not e.agents:
+        return (raised, "no agents")
+    agent = e.agent_selection
+    obs, reward, term, trunc, info = e.last()
+    return (raised, agent, reward, term, trunc, dict(e._cumulative_rewards), obs["observation"].tobytes())
+
+
+@pytest.mark.parametrize("rules", ["dehla", "coat-pees"])
+def test_env_behaves_exactly_as_pettingzoos_three_wrappers(rules: str) -> None:
+    """Legal, illegal, out-of-range and malformed actions, steps after the end: env()
+    (SafeEnv, one layer) and PettingZoo's stacked wrappers give the same results."""
+
+    rng = np.random.default_rng(3)
+    ours, theirs = env(rules=rules), _pettingzoo_stack(rules=rules)
+    for seed in range(12):
+        ours.reset(seed=seed)
+        theirs.reset(seed=seed)
+        for _ in range(80):
+            obs = theirs.observe(theirs.agent_selection) if theirs.agents else None
+            ours.observe(ours.agent_selection) if ours.agents else None
+            roll = rng.random()
+            if obs is None or theirs.terminations[theirs.agent_selection]:
+                action: Any = None
+            elif roll < 0.05:
+                action = int(np.flatnonzero(obs["action_mask"] == 0)[0])  # illegal: the game ends
+            elif roll < 0.08:
+                action = int(rng.choice([-1, 85, 1000]))  # outside the action space
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                assert _outcome(ours, action) == _outcome(theirs, action)
+            if not theirs.agents:
+                break
+    fresh, stack = env(), _pettingzoo_stack()
+    for e in (fresh, stack):
+        with pytest.raises(AttributeError, match="before reset"):
+            _ = e.agent_selection
+        with pytest.raises(Exception, match="reset"):
+            e.step(0)
