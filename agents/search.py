@@ -44,20 +44,20 @@ four passes in R4.2) are left to the hard bot, and so is every decision with six
 players (R2.8: the solver and sampler are for one pack). The R2.4c/d trump choice of
 the first void seat is searched.
 
-Options (``search:k=48,depth=5,budget_ms=100,playout=rule``):
+Options (``search:k=48,depth=5,budget_ms=100,playout=rule``)::
 
-``k``          worlds sampled per decision (default 48)
-``depth``      solve exactly when at most this many tricks are left (default 5)
-``budget_ms``  stop sampling once a decision has taken this long (at least one world
-               is always scored; default none: then fully deterministic per seed)
-``playout``    ``rule``, ``greedy`` or an agent spec (default ``rule``)
-``prune``      successive elimination constant, 0 to score every action on every
-               world (default 1.0)
-``exact``      1: exact solver values instead of result intervals (default 0)
-``margin``     weight of the margin tie-break (default 0.01)
-``rdepth``     solve depth at the end of playouts (default: ``depth``; 0 plays out to
-               the end of the hand)
-``opp``        an agent spec for the opponents in playouts (default: ``playout``)
+    ``k``          worlds sampled per decision (default 48)
+    ``depth``      solve exactly when at most this many tricks are left (default 5)
+    ``budget_ms``  stop sampling once a decision has taken this long (at least one world
+                   is always scored; default none: then fully deterministic per seed)
+    ``playout``    ``rule``, ``greedy`` or an agent spec (default ``rule``)
+    ``prune``      successive elimination constant, 0 to score every action on every
+                   world (default 1.0)
+    ``exact``      1: exact solver values instead of result intervals (default 0)
+    ``margin``     weight of the margin tie-break (default 0.01)
+    ``rdepth``     solve depth at the end of playouts (default: ``depth``; 0 plays out to
+                   the end of the hand)
+    ``opp``        an agent spec for the opponents in playouts (default: ``playout``)
 
 The bot reads only its view: the worlds come from the view and the bot's own
 generator, so re-dealing the hidden cards consistently changes nothing it does

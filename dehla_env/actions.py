@@ -1,15 +1,15 @@
 """The flat action layout shared by every ruleset (one ``Discrete(NUM_ACTIONS)``).
 
-=========  =====================  ==========================================
-offset     actions                meaning
-=========  =====================  ==========================================
-0..51      ``CARD_OFFSET + id``   play card ``id`` (R0.1 ids)
-52..55     ``TRUMP_OFFSET + s``   make suit ``s`` (C D H S) trump: R1.4 chosen,
-                                  R2.4b open, R2.4c closed (secret), R2.4d named,
-                                  R3.1, R4.2 after four passes
-56         ``PASS_ACTION``        pass in the bidding (R4.2)
+=========  ============================  ==========================================
+offset     actions                       meaning
+=========  ============================  ==========================================
+0..51      ``CARD_OFFSET + id``          play card ``id`` (R0.1 ids)
+52..55     ``TRUMP_OFFSET + s``          make suit ``s`` (C D H S) trump: R1.4 chosen,
+                                         R2.4b open, R2.4c closed (secret), R2.4d
+                                         named, R3.1, R4.2 after four passes
+56         ``PASS_ACTION``               pass in the bidding (R4.2)
 57..84     ``BID_OFFSET + 4*(n-7) + s``  bid ``n`` tricks (7..13) in suit ``s`` (R4.2)
-=========  =====================  ==========================================
+=========  ============================  ==========================================
 
 Chance outcomes (the deal, the R1.4 draw) are not actions: they are explicit chance
 steps of the engine (``MatchState.apply_deal`` / ``apply_draw``).

@@ -344,7 +344,7 @@ def replay_lines(lines: Iterable[bytes | str]) -> Iterator[dict[str, Any]]:
     """One R6 result per line, in order: every line counts, blank ones included.
 
     Lines are as a file yields them: bytes from a binary file (what the command line
-    reads), or text from ``io.StringIO``; each may keep its ``\n``.
+    reads), or text from ``io.StringIO``; each may keep its newline.
     """
     for n, line in enumerate(lines):
         yield replay_line(line, first=n == 0)

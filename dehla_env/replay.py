@@ -12,7 +12,8 @@ line by line, so one bad line cannot spoil another; the output is strict JSON in
 ASCII. The record logic, the line rules and the ``id`` policy are in
 :mod:`dehla_env.records`; this module is only the command line.
 
-Exit status:
+Exit status::
+
   0    every input line was read and its result written (a record with an "error"
        included: an error is a result, not a failure of the command)
   1    the results could not all be written: standard output is closed or a write

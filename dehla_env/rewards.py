@@ -3,14 +3,14 @@
 A reward is side 0's value of a complete hand; side 1 gets its negative and partners
 share their side's (zero-sum). The kinds:
 
-=========  ==========================================================================
-``win``    +1 to the side that won the hand (round), -1 to the other, 0 with no winner
-           (R2.5 2-2); in ``coat-pees`` the winner is the side that did not lose (R4.6)
-``tens``   (own tens - other tens) / tens in the deck (tens-scoring rulesets, R0.5)
-``tricks`` (own tricks - other tricks) / tricks per hand
-``points`` the hand's match points, scaled to [-1, 1]: ``court-piece`` round + kot (R3.6)
-           / 2, ``coat-pees`` the score change (R4.4) / 26
-=========  ==========================================================================
+==========  ==========================================================================
+``win``     +1 to the side that won the hand (round), -1 to the other, 0 with no winner
+            (R2.5 2-2); in ``coat-pees`` the winner is the side that did not lose (R4.6)
+``tens``    (own tens - other tens) / tens in the deck (tens-scoring rulesets, R0.5)
+``tricks``  (own tricks - other tricks) / tricks per hand
+``points``  the hand's match points, scaled to [-1, 1]: ``court-piece`` round + kot
+            (R3.6) / 2, ``coat-pees`` the score change (R4.4) / 26
+==========  ==========================================================================
 
 :func:`side0_reward` takes plain numbers (the AEC env) or arrays over games (the vector
 env) and returns the same values for the same hands.

@@ -286,6 +286,8 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         return self._observation(), self._info()
 
     def step(self, action: int | np.integer) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """The learner's action, then the other seats until the learner acts again:
+        ``(observation, reward, terminated, truncated, info)`` (see the module page)."""
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
         raw = self.raw

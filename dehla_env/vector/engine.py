@@ -21,30 +21,30 @@ every seat seen from observer ``o`` (relative seats ``0..n-1``) are one contiguo
 window starting at row ``o``: the observation encoder gathers them with one copy. The
 hot path scatters into flattened views with one index per game.
 
-======================  ================  =============================================
-array                   shape, dtype      contents
-======================  ================  =============================================
-``hands``               (N, n, 52) u8     cards held (count per id; 0..3 with R2.8)
-``played2``             (N, 2n, 52) u8    cards each seat has played this hand
-``voids2``              (N, 2n, 4) u8     seat shown void in suit (did not follow)
-``bid_code2``           (N, 2n) i64       R4.2 bid per seat: 0 none yet, 1 pass, 2+k bid k
-``won``                 (N, 2, 52) u8     cards taken / captured per side
-``middle``              (N, 52) u8        R1.5 the middle pile
-``suitcnt``             (N, n, 4) i16     cards held per seat and suit
-``counts``              (N, 2n) i64       cards held per seat (doubled)
-``trick_cards``         (N, n) i64        cards of the current trick by position, -1
-``best_key, best_seat`` (N,) i64          the card winning the current trick so far:
-                                          32+rank trump, 16+rank led suit; its seat
-``trick_winners``       (N, T) i64        winner of each completed trick, -1
-``take_cards``          (N, T) i64        R1.5: cards taken at trick t (0: no take)
-``deck``                (N, deck) i64     the deck dealt (card ids)
-per-game scalars        (N,) i64          dealer, phase, to_act, stage, leader, led,
-                                          ntrick, ntricks, trump, trump_suit,
-                                          trump_maker, hidden, ctx, last_winner,
-                                          mid_count, mid_tens, high_bid, bid_*,
-                                          contract_*, draw_card
-``tricks, tens, cards_won``  (N, 2) i64   per side
-======================  ================  =============================================
+===========================  ==============  ================================================
+array                        shape, dtype    contents
+===========================  ==============  ================================================
+``hands``                    (N, n, 52) u8   cards held (count per id; 0..3 with R2.8)
+``played2``                  (N, 2n, 52) u8  cards each seat has played this hand
+``voids2``                   (N, 2n, 4) u8   seat shown void in suit (did not follow)
+``bid_code2``                (N, 2n) i64     R4.2 bid per seat: 0 none yet, 1 pass, 2+k bid k
+``won``                      (N, 2, 52) u8   cards taken / captured per side
+``middle``                   (N, 52) u8      R1.5 the middle pile
+``suitcnt``                  (N, n, 4) i16   cards held per seat and suit
+``counts``                   (N, 2n) i64     cards held per seat (doubled)
+``trick_cards``              (N, n) i64      cards of the current trick by position, -1
+``best_key, best_seat``      (N,) i64        the card winning the current trick so far:
+                                             32+rank trump, 16+rank led suit; its seat
+``trick_winners``            (N, T) i64      winner of each completed trick, -1
+``take_cards``               (N, T) i64      R1.5: cards taken at trick t (0: no take)
+``deck``                     (N, deck) i64   the deck dealt (card ids)
+per-game scalars             (N,) i64        dealer, phase, to_act, stage, leader, led,
+                                             ntrick, ntricks, trump, trump_suit,
+                                             trump_maker, hidden, ctx, last_winner,
+                                             mid_count, mid_tens, high_bid, bid_*,
+                                             contract_*, draw_card
+``tricks, tens, cards_won``  (N, 2) i64      per side
+===========================  ==============  ================================================
 """
 
 from __future__ import annotations

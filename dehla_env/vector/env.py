@@ -55,7 +55,7 @@ seed is ``raw_env``'s, see :func:`dehla_env.cards.shuffled_deck`).
 
 :meth:`VectorEnv.step_games` steps only some games and returns compact per-game arrays
 (per-seat rewards, the final entries of the ended games only): the form the learner
-wrapper (:mod:`.wrappers`), search and training use.
+wrapper (:mod:`dehla_env.vector.wrappers`), search and training use.
 
 Arrays returned are never overwritten while anything still refers to them (``copy=True``,
 the default): an observation or mask buffer is recycled only once nothing but the env
