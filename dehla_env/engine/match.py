@@ -146,17 +146,23 @@ class MatchState:
 
     # ------------------------------------------------------------------ scoring
     def _score(self, hand: HandState) -> None:
-        result = hand.result()
+        self.score_hand(hand.result(), hand.dealer)
+
+    def score_hand(self, result: HandResult, dealer: int) -> None:
+        """Apply a complete hand's result to the match: kots, streaks, points, the next
+        dealer and the winner (R1.7-R1.9, R2.6-R2.7, R3.4-R3.6, R4.4-R4.6). The engine
+        calls it when a hand ends; an engine that plays hands elsewhere (the batched
+        engine's R6 replay) calls it with the result it computed."""
         scoring = self.rules.match_scoring
         self.hands_completed += 1
         if scoring is MatchScoring.KOTS:
-            next_dealer, kot = self._score_dehla(hand, result)
+            next_dealer, kot = self._score_dehla(dealer, result)
         elif scoring is MatchScoring.STREAK or scoring is MatchScoring.ROUND_POINTS:
-            next_dealer, kot = self._score_direct(hand, result)
+            next_dealer, kot = self._score_direct(dealer, result)
         elif scoring is MatchScoring.COURT_POINTS:
-            next_dealer, kot = self._score_court_piece(hand, result)
+            next_dealer, kot = self._score_court_piece(dealer, result)
         else:
-            next_dealer, kot = self._score_coat_pees(hand, result)
+            next_dealer, kot = self._score_coat_pees(dealer, result)
         self.summaries.append(
             HandSummary(
                 hand_winner=result.winner,
@@ -174,11 +180,11 @@ class MatchState:
         n = self.rules.players
         return dealer if winner is not None and winner != dealer % 2 else (dealer + 1) % n
 
-    def _score_dehla(self, hand: HandState, result: HandResult) -> tuple[int, int | None]:
+    def _score_dehla(self, dealer: int, result: HandResult) -> tuple[int, int | None]:
         rules = self.rules
         w = result.winner
         assert w is not None  # R1.6: every dehla hand has a winner
-        d = hand.dealer
+        d = dealer
         # R1.8: one streak; a hand won by the streak's side extends it.
         if self.streak is not None and self.streak[0] == w:
             self.streak = (w, self.streak[1] + 1)
@@ -205,10 +211,10 @@ class MatchState:
             self.winner = 0 if k0 > k1 else 1 if k1 > k0 else DRAWN
         return next_dealer, kot
 
-    def _score_direct(self, hand: HandState, result: HandResult) -> tuple[int, int | None]:
+    def _score_direct(self, dealer: int, result: HandResult) -> tuple[int, int | None]:
         rules = self.rules
         w = result.winner
-        d = hand.dealer
+        d = dealer
         n = rules.players
         kot = None
         if rules.kot_streak is not None:
@@ -244,7 +250,7 @@ class MatchState:
         self.prev_round_winner = w
         return next_dealer, kot
 
-    def _score_court_piece(self, hand: HandState, result: HandResult) -> tuple[int, int | None]:
+    def _score_court_piece(self, dealer: int, result: HandResult) -> tuple[int, int | None]:
         rules = self.rules
         w = result.winner
         assert w is not None
@@ -258,9 +264,9 @@ class MatchState:
         elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
             p0, p1 = self.points
             self.winner = 0 if p0 > p1 else 1 if p1 > p0 else DRAWN
-        return self._loser_keeps_deal(hand.dealer, w), kot
+        return self._loser_keeps_deal(dealer, w), kot
 
-    def _score_coat_pees(self, hand: HandState, result: HandResult) -> tuple[int, int | None]:
+    def _score_coat_pees(self, dealer: int, result: HandResult) -> tuple[int, int | None]:
         rules = self.rules
         self.points[0] += result.score[0]
         self.points[1] += result.score[1]
@@ -272,7 +278,7 @@ class MatchState:
             self.winner = 0
         elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
             self.winner = 0 if p0 > p1 else 1 if p1 > p0 else DRAWN
-        return self._loser_keeps_deal(hand.dealer, result.winner), None
+        return self._loser_keeps_deal(dealer, result.winner), None
 
     # ------------------------------------------------------------------ copying
     def clone(self) -> MatchState:

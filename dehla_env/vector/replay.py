@@ -3,8 +3,8 @@
 :func:`replay_records` takes R6 records (dicts, as in ``records.jsonl``) and returns
 one R6 result object per record, like :func:`dehla_env.records.replay_record`, but every
 hand is dealt and played by :class:`~dehla_env.vector.engine.BatchEngine`: records
-whose rules share the hand-level settings (ruleset, trump, scoring, players,
-defender_kot) run as the games of one engine, one move per game per lockstep round.
+with the same rules run as the games of one engine, one move per game per lockstep
+round.
 
 What comes from where:
 
@@ -15,7 +15,7 @@ What comes from where:
   with :meth:`HandState.check_deck`, so malformed input is rejected at the same place;
 * match scoring (points, kots, streak, next dealer, the match winner) is *delegated* to
   the reference :class:`~dehla_env.engine.MatchState`: each batched hand outcome is
-  fed to its scoring (``MatchState._score``) as a :class:`HandResult`. The batched
+  fed to its scoring (``MatchState.score_hand``) as a :class:`HandResult`. The batched
   engine plays hands, not matches.
 """
 
@@ -33,17 +33,6 @@ from ..engine import HandResult, HandState, MatchState
 from ..errors import IllegalMoveError
 from ..rules import Rules, RulesError, make_rules
 from .engine import DONE, DRAW, BatchEngine
-
-
-class _HandStub:
-    """What ``MatchState._score`` reads from a hand: its dealer and its result."""
-
-    def __init__(self, dealer: int, result: HandResult) -> None:
-        self.dealer = dealer
-        self._result = result
-
-    def result(self) -> HandResult:
-        return self._result
 
 
 def _opt(x: int) -> int | None:
@@ -97,7 +86,7 @@ def _finish_hand(game: _Game, engine: BatchEngine) -> None:
         score=(int(res["score"][0, 0]), int(res["score"][0, 1])),
     )
     m = game.match
-    m._score(_HandStub(int(engine.dealer[game.slot]), result))  # type: ignore[arg-type]
+    m.score_hand(result, int(engine.dealer[game.slot]))
     summary = m.summaries[-1]
     rep = engine.summary(game.slot)
     rep.update(
