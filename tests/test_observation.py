@@ -448,3 +448,12 @@ def test_an_observer_that_looks_only_now_and_then_catches_up_exactly(config: tup
             match.apply_action(legal[int(rng.integers(len(legal)))])
         for seat in range(rules.players):
             assert np.array_equal(encoder.encode(match, seat), oracle_encode(view_of(match, seat)))
+
+
+def test_the_public_fields_are_fields_of_the_hand() -> None:
+    """A renamed engine field cannot silently drop out of what seats may see."""
+    from dehla_env.engine.hand import HandState
+
+    assert set(PUBLIC_FIELDS) <= set(HandState.__slots__)
+    private = {"hands", "extra", "deck", "trump_suit", "events", "contract"}
+    assert not private & PUBLIC_FIELDS
