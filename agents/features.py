@@ -28,6 +28,7 @@ from torch import nn
 
 from dehla_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from dehla_env.encoding import layout_for
+from dehla_env.rules import PACKS_FOR_PLAYERS
 
 #: Extra inputs appended to the observation.
 NUM_CARD_FEATURES = 4 * NUM_CARDS + 2 * NUM_SUITS
@@ -61,7 +62,7 @@ class CardFeatures(nn.Module):
         super().__init__()
         lay = layout_for(num_players)
         self.num_players = num_players
-        self.packs = 3.0 if num_players == 6 else 1.0
+        self.packs = float(PACKS_FOR_PLAYERS[num_players])
         self.hand = (lay["hand"].offset, lay["hand"].stop)
         self.played = (lay["played"].offset, lay["played"].stop)
         self.trick = (lay["trick"].offset, lay["trick"].stop)

@@ -113,6 +113,7 @@ _PRESET_OPTIONS: dict[str, dict[str, OptionSpec]] = {
 }
 
 DEHLA_KOT_STREAK = 7  # R1.8: seven hands in a row make a kot
+PACKS_FOR_PLAYERS = {4: 1, 6: 3}  # R0.1 one pack; R2.8 three packs for six players
 ROUND_TRICKS = 7  # R3.3: the first side to seven tricks wins the round
 
 
@@ -264,7 +265,7 @@ def _facts(name: str, o: dict[str, Any]) -> dict[str, Any]:
             kots_to_win=1,  # R2.6: a kot (sirr, or the streak) wins the match at once
             points_to_win=None if streak else o["points"],
             all_tens_kot=scoring is not HandScoring.TRICKS,
-            packs=3 if o["players"] == 6 else 1,
+            packs=PACKS_FOR_PLAYERS[o["players"]],
         )
     if name == "court-piece":
         return dict(
