@@ -76,9 +76,8 @@ Options
 
 Example::
 
-    import gymnasium
+    import gymnasium, agents  # agents registers the ids; bots by spec
     import numpy as np
-    import agents  # registers the ids; bots by spec
 
     env = gymnasium.make("DehlaPakad-v0", trump="chosen", learner="side", opponents="hard")
     obs, info = env.reset(seed=0)
