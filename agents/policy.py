@@ -15,6 +15,7 @@ training checkpoints, ``critic``, ``optimizer``, ``rng`` and ``step`` state (see
 from __future__ import annotations
 
 import pickle
+import re
 from pathlib import Path
 from typing import Any
 
@@ -107,11 +108,14 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     try:
         ckpt = torch.load(p, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
-        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise CheckpointError(
-            f"{p}: refused: not a plain checkpoint (only tensors and plain data load; "
-            f"nothing in the file was run): {reason[:200]}"
-        ) from None
+        text = str(e)
+        found = re.search(r"Unsupported global: GLOBAL (\S+)", text)
+        if found:  # a pickled object that would run code or build arbitrary classes
+            raise CheckpointError(
+                f"{p}: refused: it holds {found.group(1)}, which a plain checkpoint never does "
+                "(only tensors and plain data load; nothing in the file was run)"
+            ) from None
+        raise CheckpointError(f"{p}: not a torch checkpoint (unreadable as one; nothing in it was run)") from None
     except Exception as e:  # torch raises RuntimeError, EOFError, ... for a non-checkpoint
         raise CheckpointError(f"{p}: not a torch checkpoint ({type(e).__name__}: {str(e)[:200]})") from None
     if not isinstance(ckpt, dict) or "model" not in ckpt or "model_config" not in ckpt:

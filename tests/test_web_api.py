@@ -445,3 +445,14 @@ def test_missing_web_extra_is_one_line_naming_it() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 1
     assert out.stderr.strip() == "agents.web needs the web extra: pip install dehla[web]"
+
+
+@pytest.mark.parametrize("argv", [["--port", "99999"], ["--port", "-5"], ["--bot-delay", "-1"]])
+def test_a_bad_command_line_is_one_line_and_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from agents.web.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("python -m agents.web: error:")

@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         "--idle-minutes", type=float, default=60.0, help="save and drop games idle this long (default 60)"
     )
     args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port is 0..65535 (0 picks a free one), not {args.port}")
     if args.bot_delay < 0:
         parser.error("--bot-delay must be at least 0")
     try:
