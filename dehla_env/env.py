@@ -138,6 +138,15 @@ class raw_env(AECEnv):
         self.episode = episode
         self.match_episode = episode == EPISODES[1]
         self.structured = observation == OBSERVATIONS[1]
+        n_seats = self.rules.players
+        if max_cycles is not None and (
+            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
+        ):
+            raise ValueError(f"max_cycles must be a positive integer or None, not {max_cycles!r}")
+        if first_dealer is not None and (
+            isinstance(first_dealer, bool) or not isinstance(first_dealer, int) or not 0 <= first_dealer < n_seats
+        ):
+            raise ValueError(f"first_dealer must be a seat 0..{n_seats - 1} or None, not {first_dealer!r}")
         self.max_cycles = max_cycles
         self.first_dealer = first_dealer
         n = self.rules.players
@@ -181,6 +190,8 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ episode
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
             self._rng = np.random.default_rng(seed)
         self.match = MatchState.new(self.rules, self._rng, self.first_dealer)
         self.agents = self.possible_agents[:]

@@ -431,3 +431,18 @@ def test_env_behaves_exactly_as_pettingzoos_three_wrappers(rules: str) -> None:
             _ = e.agent_selection
         with pytest.raises(Exception, match="reset"):
             e.step(0)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"max_cycles": -1}, {"max_cycles": 0}, {"max_cycles": 1.5}, {"first_dealer": 9}, {"first_dealer": True}]
+)
+def test_bad_env_options_are_refused_at_construction(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        raw_env(**kwargs)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "7", True])
+def test_a_seed_is_a_non_negative_integer(seed: Any) -> None:
+    e = raw_env()
+    with pytest.raises(ValueError, match="seed"):
+        e.reset(seed=seed)
