@@ -14,7 +14,7 @@ seat-relative.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .actions import TRUMP_OFFSET
 from .engine import CHANCE, TERMINAL, MatchState, Phase
@@ -22,9 +22,11 @@ from .engine.hand import HandState
 from .rules import Rules, TrumpMaking
 
 
-@dataclass(frozen=True)
-class PlayerView:
-    """What ``seat`` knows at one moment. Cards are R0.1 ids; -1 means none/unknown."""
+class PlayerView(NamedTuple):
+    """What ``seat`` knows at one moment. Cards are R0.1 ids; -1 means none/unknown.
+
+    Immutable (a named tuple: building one is a single tuple allocation, which matters
+    because every bot decision and every view-fed encoding starts with one)."""
 
     rules: Rules
     seat: int
