@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from .actions import TRUMP_OFFSET
 from .engine import CHANCE, TERMINAL, MatchState, Phase
-from .engine.hand import HandState
+from .engine.hand import FIRST_STAGE_CARDS, HandState
 from .rules import Rules, TrumpMaking
 
 
@@ -116,7 +116,7 @@ PUBLIC_FIELDS = frozenset(
         "phase",
         "to_act",
         "hand_counts",
-        "stage",
+        "stage",  # how much of the deal is given out (R0.3)
         "leader",
         "trick_seats",
         "trick_cards",
@@ -173,10 +173,12 @@ def visible_contract(hand: HandState) -> tuple[int, int, int] | None:
 
 
 def cards_undealt(hand: HandState) -> int:
-    """Cards of the staged deal not given out yet (R0.3): public, the count only."""
-    if hand.deck is None:
-        return hand.rules.deck_size
-    return hand.rules.deck_size - sum(hand.hand_counts) - len(hand.history) * hand.n - len(hand.trick_cards)
+    """Cards of the staged deal not given out yet (R0.3): public, the count only. The
+    deal's stage says it: nothing dealt, the first five each (positions 0..19), all."""
+    stage = hand.stage
+    if stage == 2:
+        return 0
+    return hand.rules.deck_size - (FIRST_STAGE_CARDS if stage == 1 else 0)
 
 
 def view_of(match: MatchState, seat: int) -> PlayerView:
