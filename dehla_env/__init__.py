@@ -2,17 +2,37 @@
 
 Start with :func:`make_rules` and :class:`MatchState` (the engine), ``python -m
 dehla_env.replay`` (R6 conformance), or :mod:`dehla_env.render` for text output.
+
+The environments (``env``, ``raw_env``, ``vector_env``, ``SingleAgentEnv``) need
+gymnasium and PettingZoo; the rules engine and the R6 replay need numpy alone, so
+without those two the package still imports and the environments say what is missing.
 """
+
+from __future__ import annotations
+
+from typing import Any
 
 from .actions import NUM_ACTIONS, action_text, parse_action
 from .cards import card_text, parse_card
 from .engine import CHANCE, TERMINAL, HandState, MatchState, Phase
-from .env import env, raw_env
 from .errors import IllegalMoveError
 from .rules import PRESETS, Rules, RulesError, make_rules
-from .vector import vector_env
 from .view import PlayerView, view_of
-from .wrappers import SingleAgentEnv
+
+try:
+    from .env import env, raw_env
+    from .vector import vector_env
+    from .wrappers import SingleAgentEnv
+except ModuleNotFoundError as missing:  # an engine-only environment
+    if missing.name not in ("gymnasium", "pettingzoo"):
+        raise
+    _MISSING = missing.name
+
+    def __getattr__(name: str) -> Any:
+        if name in ("env", "raw_env", "vector_env", "SingleAgentEnv"):
+            raise ImportError(f"dehla_env.{name} needs {_MISSING}: pip install gymnasium pettingzoo")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 

@@ -118,3 +118,18 @@ def test_ruleset_behaviour_comes_from_typed_facts_only() -> None:
             if _COMPARISON.search(code) or _NAMES.search(code):
                 offenders.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
     assert offenders == []
+
+
+def test_the_engine_and_the_replay_need_neither_gymnasium_nor_pettingzoo() -> None:
+    """The rules engine and ``python -m dehla_env.replay`` run with numpy alone; the
+    environments are imported when first used."""
+    code = (
+        "import sys\n"
+        "sys.modules['gymnasium'] = None\nsys.modules['pettingzoo'] = None\n"
+        "import dehla_env, io\n"
+        "from dehla_env.replay import main\n"
+        "import dehla_env.records, dehla_env.deals, dehla_env.demo\n"
+        "m = dehla_env.MatchState(dehla_env.make_rules('dehla'), 0)\n"
+        "assert 'dehla_env.env' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
