@@ -57,6 +57,7 @@ import numpy as np
 from .actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION
 from .cards import NUM_CARDS, NUM_RANKS, cards_in
 from .engine import MatchState, Phase
+from .engine.hand import FIRST_STAGE_CARDS
 from .rules import MatchScoring, Rules
 from .tricks import trick_winner
 from .view import PlayerView, cards_undealt, own_cards, own_hand_mask, visible_contract, visible_trump
@@ -745,7 +746,7 @@ def privileged_features(match: MatchState, frame: int) -> np.ndarray:
         for c in hand.hand_cards(s):
             out[base + c] += 1
     if hand.deck is not None and hand.stage == 1:
-        for c in hand.deck[20:]:
+        for c in hand.deck[FIRST_STAGE_CARDS:]:
             out[n * NUM_CARDS + c] += 1
     if hand.trump_suit >= 0:
         out[n * NUM_CARDS + NUM_CARDS + hand.trump_suit] = 1

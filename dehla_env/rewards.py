@@ -18,6 +18,7 @@ env) and returns the same values for the same hands.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
@@ -81,6 +82,28 @@ def side0_reward(
     else:
         out = (score[..., 0] - score[..., 1]) / MAX_CONTRACT_SWING
     return float(out) if out.ndim == 0 else out
+
+
+def reward_weights(weights: Mapping[str, float], rules: Rules) -> dict[RewardKind, float]:
+    """Parse ``{"win": 1.0, "tens": 0.25}`` (kind -> weight) for ``rules``: the trainer's
+    reward is the weighted sum of the kinds above, so it is these same definitions
+    (``ValueError`` for an unknown kind, one the ruleset lacks, or a weight that is not a
+    finite number)."""
+    out: dict[RewardKind, float] = {}
+    for name, w in weights.items():
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not np.isfinite(w):
+            raise ValueError(f"the weight of reward {name!r} must be a finite number, not {w!r}")
+        out[reward_kind(name, rules)] = float(w)
+    if not out:
+        raise ValueError("reward weights name at least one kind")
+    return out
+
+
+def weighted_side0_reward(
+    weights: Mapping[RewardKind, float], rules: Rules, winner: Any, tens: Any, tricks: Any, kot: Any, score: Any
+) -> Any:
+    """Side 0's reward as ``sum(weight * side0_reward(kind, ...))`` over ``weights``."""
+    return sum(w * side0_reward(k, rules, winner, tens, tricks, kot, score) for k, w in weights.items())
 
 
 def match_reward(winner: int | str | None) -> float:

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # train.py lives at the root
 
 import train  # noqa: E402
+from agents.training import runs  # noqa: E402
 
 
 def _train(args: list[str], **kw) -> subprocess.Popen:
@@ -49,8 +50,7 @@ QUICK = ["--config", "configs/quick.yaml", "--override", "eval_every=0", "--over
 
 
 def test_quick_config_smoke_run_writes_checkpoints_logs_and_config(tmp_path: Path) -> None:
-    distill = ["--override", "distill_teacher=search:k=2,depth=2", "--override", "distill_hands=2"]
-    proc = _train([*QUICK, *distill, "--override", f"runs_dir={tmp_path}"])
+    proc = _train([*QUICK, "--override", f"runs_dir={tmp_path}"])
     out, _ = proc.communicate(timeout=300)
     assert proc.returncode == 0, out
     summary = json.loads(out.strip().splitlines()[-1])
@@ -59,9 +59,10 @@ def test_quick_config_smoke_run_writes_checkpoints_logs_and_config(tmp_path: Pat
     assert (run / "config.yaml").exists() and (run / "policy.pt").exists()
     assert any(p.name.startswith("events.out.tfevents") for p in run.iterdir())
     ckpt = torch.load(run / "checkpoint.pt", weights_only=True)  # plain data: --resume loads it this way
-    assert {"model", "critic", "optimizer", "rng", "update", "snapshots"} <= set(ckpt)
+    assert {"model", "critic", "optimizer", "rng", "update", "pool"} <= set(ckpt)
     assert ckpt["update"] == 3
-    assert ckpt["distill_done"] and "distillation epoch 1/" in out
+    # snapshot_every=1 and the warm start: three snapshots and the imitation copy in the pool
+    assert len(ckpt["pool"]["snapshots"]) == 3 and ckpt["pool"]["imitation"] is not None
 
 
 def test_a_killed_run_resumes_to_the_same_weights_as_an_uninterrupted_one(
@@ -179,7 +180,7 @@ def test_ctrl_c_to_the_group_during_imitation_stops_at_once_and_a_resume_starts_
 def test_ctrl_c_to_the_group_during_a_rollout_saves_the_last_update_and_resumes_exactly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """SIGINT while the worker is inside ``collect``: exit 130 within seconds with the
+    """SIGINT while the rollout is inside ``selfplay.collect``: exit 130 within seconds with the
     checkpoint of the last completed update, from which --resume reaches the weights
     of an uninterrupted run."""
     small = ["--override", "imitation_hands=8", "--override", "updates=1"]
@@ -187,7 +188,7 @@ def test_ctrl_c_to_the_group_during_a_rollout_saves_the_last_update_and_resumes_
     assert rc == 0, out + err
 
     broken = tmp_path / "broken"
-    long_rollout = ["--override", "decisions_per_worker=1000000", "--override", f"runs_dir={broken}"]
+    long_rollout = ["--override", "rounds=100000", "--override", f"runs_dir={broken}"]
     rc, out, took = _signal_run([*POOL, *small, *long_rollout], signal.SIGINT, "imitation epoch 1/1", 1.0)
     assert rc == 130, out
     assert took < 10, out
@@ -195,7 +196,7 @@ def test_ctrl_c_to_the_group_during_a_rollout_saves_the_last_update_and_resumes_
     run = _run_dir(broken)
     assert torch.load(run / "checkpoint.pt", weights_only=True)["update"] == 0
     (run / "checkpoint.tmp").write_bytes(b"partial")  # as a run killed while saving leaves it
-    resume = ["--resume", str(run), "--override", "decisions_per_worker=256", "--override", "updates=1"]
+    resume = ["--resume", str(run), "--override", "rounds=1", "--override", "updates=1"]
     rc, out, err = _main([*resume, "--override", "num_workers=0"], capsys)
     assert rc == 0, out + err
     assert "resumed" in out and not (run / "checkpoint.tmp").exists()
@@ -207,8 +208,8 @@ def test_ctrl_c_to_the_group_during_a_rollout_saves_the_last_update_and_resumes_
 
 
 def test_sigterm_during_imitation_stops_within_seconds(tmp_path: Path) -> None:
-    """In-process rollouts (num_workers=0) too: SIGTERM is no longer honoured only
-    between PPO updates. Exit 143; nothing half-done is saved."""
+    """The teacher's hands recorded in-process (num_workers=0) too: SIGTERM is honoured
+    at once, not only between PPO updates. Exit 143; nothing half-done is saved."""
     args = [*QUICK, "--override", "imitation_hands=100000", "--override", f"runs_dir={tmp_path}"]
     rc, out, took = _signal_run(args, signal.SIGTERM, "imitation: recording", 0.5)
     assert rc == 143, out
@@ -335,7 +336,7 @@ class _FullDisk(io.FileIO):
 def test_a_full_disk_is_one_clear_error_and_leaves_no_tmp_file(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "checkpoint.pt"
     train.save_checkpoint(path, {"update": 1})
-    monkeypatch.setattr(train, "open", lambda p, mode: _FullDisk(p, "w"), raising=False)
+    monkeypatch.setattr(runs, "open", lambda p, mode: _FullDisk(p, "w"), raising=False)
     with pytest.raises(train.SaveError, match="cannot save .*checkpoint.pt: No space left on device"):
         train.save_checkpoint(path, {"update": 2})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint.pt"]
@@ -345,7 +346,7 @@ def test_a_full_disk_is_one_clear_error_and_leaves_no_tmp_file(tmp_path: Path, m
 def test_a_checkpoint_that_cannot_be_written_ends_the_run_with_one_line(
     tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(train, "open", lambda p, mode: _FullDisk(p, "w"), raising=False)
+    monkeypatch.setattr(runs, "open", lambda p, mode: _FullDisk(p, "w"), raising=False)
     handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     argv = [*QUICK, "--override", "imitation_hands=4", "--override", "updates=0", "--override", f"runs_dir={tmp_path}"]
     assert train.main(argv) == 1

@@ -4,7 +4,8 @@ The same deals, the same R1.4 draws and the same moves go through both: every de
 must show identical legal masks, seats and observations (float32-equal vectors); every
 step identical rewards for every seat; every finished hand identical outcomes (trick
 winners, takes, tricks, tens, trump, trump maker, contract, hand winner, kot) and
-identical final observations for every seat. The reference side is
+identical final observations for every seat; every seat's privileged critic features
+(the hidden cards) read from the batched engine equal the reference's. The reference side is
 :class:`dehla_env.env.raw_env` itself, with its chance steps fed from the batched
 game. Then the public R6 conformance records replay through the batched engine.
 """
@@ -20,7 +21,7 @@ import pytest
 
 from agents.batched import CardSensePolicy
 from dehla_env import make_rules
-from dehla_env.encoding import ObservationEncoder, decode
+from dehla_env.encoding import ObservationEncoder, decode, privileged_features
 from dehla_env.engine import MatchState, Phase
 from dehla_env.env import raw_env
 from dehla_env.tricks import trick_winner
@@ -163,10 +164,14 @@ def run_equivalence(
             if step % all_seats_every == 0:  # every seat's view, not only the one to act
                 rows = np.full(n, i)
                 views = f(vec.observer.observe(rows, np.arange(n)))
+                hidden = vec.engine.privileged(rows, np.arange(n))  # the critics' features
                 for other in range(n):
                     expected = ref.encoder.encode(ref.match, other)  # type: ignore[arg-type]
                     assert np.array_equal(expected, views[other]), (
                         f"game {i} step {step} seat {other}: {_diff(expected, views[other], n)}"
+                    )
+                    assert np.array_equal(privileged_features(ref.match, other), hidden[other]), (  # type: ignore[arg-type]
+                        f"game {i} step {step} seat {other}: privileged features differ"
                     )
         actions = random_legal(mask, rng)
         if use_hard.any():

@@ -666,6 +666,25 @@ class BatchEngine:
             all_tens = kot = none
         return {"winner": winner, "all_tens": all_tens, "kot": kot, "score": score}
 
+    def privileged(self, g: np.ndarray, frame: np.ndarray) -> np.ndarray:
+        """(k, n*52 + 56) float32: :func:`dehla_env.encoding.privileged_features` of games
+        ``g`` seen from seats ``frame`` (every holding by seat relative to the frame, the
+        cards not yet dealt, the true trump): what no seat may see, for critics only."""
+        n = self.n
+        k = len(g)
+        rel = (np.arange(n)[None, :] + frame[:, None]) % n  # relative seat r is seat frame + r
+        out = np.zeros((k, n * NUM_CARDS + NUM_CARDS + 4), np.float32)
+        out[:, : n * NUM_CARDS] = self.hands[g[:, None], rel].reshape(k, -1)
+        if self.staged:
+            undealt = np.flatnonzero(self.stage[g] == 1)
+            if len(undealt):
+                rows = np.repeat(undealt, self.deck_size - FIRST_STAGE_CARDS)
+                cards = self.deck[g[undealt], FIRST_STAGE_CARDS:].reshape(-1)
+                np.add.at(out, (rows, n * NUM_CARDS + cards), 1.0)
+        made = np.flatnonzero(self.trump_suit[g] >= 0)
+        out[made, n * NUM_CARDS + NUM_CARDS + self.trump_suit[g[made]]] = 1.0
+        return out
+
     def hand_cards(self, game: int, seat: int) -> list[int]:
         """The cards ``seat`` holds in ``game``, ascending, copies repeated (for tests)."""
         row = self.hands[game, seat]

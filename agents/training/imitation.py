@@ -1,0 +1,159 @@
+"""The imitation warm start: record a teacher bot's self-play, fit the policy to its moves.
+
+The teacher is any agent spec (``hard`` by default), a scalar view-based bot, so its
+hands are recorded in worker processes (:class:`~agents.training.workers.Workers`):
+each :class:`TeacherTask` plays its hands from its own seed, and every decision with
+more than one legal move is kept with the observation, the privileged critic features,
+the mask, the teacher's move and the seat's final reward
+(:func:`dehla_env.rewards.weighted_side0_reward`, as in the rollouts).
+
+:func:`fit` trains the policy by cross-entropy on the moves and the critic by regression
+on the rewards, each minibatch under one random suit relabelling
+(:mod:`dehla_env.augment`): the teacher's play is symmetric in the suits, and the
+relabelling multiplies the data by 24.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from dehla_env.augment import ALL_PERMUTATIONS, suit_permutation_maps
+from dehla_env.cards import NUM_CARDS
+from dehla_env.encoding import ObservationEncoder, privileged_features
+from dehla_env.engine import MatchState
+from dehla_env.rewards import reward_weights, weighted_side0_reward
+from dehla_env.rules import Rules
+from dehla_env.view import view_of
+
+from ..policy import PolicyNet, ValueNet
+from ..registry import make_agent
+from .runs import Stop
+
+
+@dataclass(frozen=True)
+class TeacherTask:
+    """``hands`` hands of ``teacher`` self-play from ``seed`` (what a worker is sent)."""
+
+    rules: Rules
+    teacher: str
+    seed: tuple[int, ...]
+    hands: int
+    reward: tuple[tuple[str, float], ...]
+
+
+def record_teacher(task: TeacherTask) -> dict[str, np.ndarray]:
+    """Play the task's hands; every decision with a choice, and the seat's reward."""
+    rules = task.rules
+    weights = reward_weights(dict(task.reward), rules)
+    rng = np.random.default_rng(list(task.seed))
+    obs_l: list[np.ndarray] = []
+    crit_l: list[np.ndarray] = []
+    mask_l: list[np.ndarray] = []
+    act_l: list[int] = []
+    ret_l: list[float] = []
+    for _ in range(task.hands):
+        match = MatchState.new(rules, rng)
+        match.sample_chance(rng)
+        enc = ObservationEncoder(rules)
+        bots = [make_agent(task.teacher, rules, seed=int(rng.integers(2**31))) for _ in range(rules.players)]
+        seats: list[int] = []
+        while not match.hand.complete:
+            if match.is_chance():
+                match.sample_chance(rng)
+                continue
+            seat = match.current_player()
+            mask = match.legal_mask()
+            a = bots[seat].act(view_of(match, seat))
+            if mask.sum() > 1:
+                obs_l.append(enc.encode(match, seat))
+                crit_l.append(privileged_features(match, seat))
+                mask_l.append(mask)
+                act_l.append(a)
+                seats.append(seat)
+            match.apply_action(a)
+        hand, result = match.hand, match.summaries[-1].result
+        side0 = weighted_side0_reward(
+            weights,
+            rules,
+            -1 if result.winner is None else result.winner,
+            hand.tens,
+            hand.tricks,
+            -1 if result.kot is None else result.kot,
+            result.score,
+        )
+        ret_l.extend(side0 if s % 2 == 0 else -side0 for s in seats)
+    return {
+        "obs": np.stack(obs_l).astype(np.float32),
+        "priv": np.stack(crit_l).astype(np.float32),
+        "mask": np.stack(mask_l),
+        "action": np.array(act_l, np.int64),
+        "ret": np.array(ret_l, np.float32),
+    }
+
+
+def privileged_suit_index(suits: tuple[int, ...], players: int) -> np.ndarray:
+    """Gather indices relabelling the suits of :func:`privileged_features` by ``suits``."""
+    cards = np.array([suits[c // 13] * 13 + c % 13 for c in range(NUM_CARDS)])
+    forward = np.arange(players * NUM_CARDS + NUM_CARDS + 4)
+    for block in range(players + 1):
+        forward[block * NUM_CARDS : (block + 1) * NUM_CARDS] = block * NUM_CARDS + cards
+    base = (players + 1) * NUM_CARDS
+    forward[base : base + 4] = base + np.array(suits)
+    index = np.empty_like(forward)
+    index[forward] = np.arange(len(forward))
+    return index
+
+
+def fit(
+    policy: PolicyNet,
+    critic: ValueNet,
+    opt: torch.optim.Optimizer,
+    data: Mapping[str, np.ndarray],
+    players: int,
+    epochs: int,
+    minibatch_size: int,
+    vf_coef: float,
+    gen: torch.Generator,
+    stop: Stop,
+    log: Callable[[str, float, int], None],
+) -> float:
+    """Fit by cross-entropy (policy) and regression (critic); returns the last epoch's
+    accuracy. ``log(tag, value, step)`` receives the losses."""
+    obs = torch.from_numpy(data["obs"])
+    priv = torch.from_numpy(data["priv"])
+    mask = torch.from_numpy(data["mask"])
+    act = torch.from_numpy(data["action"])
+    ret = torch.from_numpy(data["ret"])
+    n = len(act)
+    step = 0
+    accuracy = 0.0
+    for epoch in range(epochs):
+        perm = torch.randperm(n, generator=gen)
+        correct = 0.0
+        for start in range(0, n, minibatch_size):
+            stop.check()
+            mb = perm[start : start + minibatch_size]
+            suits = ALL_PERMUTATIONS[int(torch.randint(len(ALL_PERMUTATIONS), (1,), generator=gen))]
+            oi, mi, af = suit_permutation_maps(suits, players)
+            o, m, y = obs[mb][:, oi], mask[mb][:, mi], torch.from_numpy(af)[act[mb]]
+            c = priv[mb][:, torch.from_numpy(privileged_suit_index(suits, players))]
+            logits = policy.masked_logits(o, m)
+            ce = nn.functional.cross_entropy(logits, y)
+            vloss = 0.5 * ((critic(torch.cat([o, c], -1)) - ret[mb]) ** 2).mean()
+            loss = ce + vf_coef * vloss
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            correct += float((logits.argmax(-1) == y).float().sum())
+            log("imitation/cross_entropy", ce.item(), step)
+            log("imitation/value_loss", vloss.item(), step)
+            step += 1
+        accuracy = correct / n
+        log("imitation/accuracy", accuracy, epoch)
+        print(f"imitation epoch {epoch + 1}/{epochs}: accuracy {accuracy:.3f}", flush=True)
+    return accuracy

@@ -1,0 +1,175 @@
+"""What every training run needs around the learning: settings read from YAML and
+``key=value`` overrides with their types checked, stop requests from signals, atomic
+checkpoint files, and the errors that end a run with one line.
+
+``train.py`` uses these; they hold no learning and know no ruleset.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import os
+import typing
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import torch
+import yaml
+
+T = TypeVar("T")
+
+
+class SetupError(Exception):
+    """A bad command line, config, setting, run directory or checkpoint, found before
+    anything is trained: main prints the message as one line and exits 2."""
+
+
+class SaveError(OSError):
+    """A checkpoint could not be written (disk full, no permission, ...): one line, exit 1."""
+
+
+class WorkerDied(Exception):
+    """A rollout worker ended without being asked to (killed from outside)."""
+
+
+class Interrupted(BaseException):
+    """Raised where the run notices a stop request (see :class:`Stop`); like
+    ``KeyboardInterrupt``, no ``except Exception`` on the way swallows it."""
+
+
+def one_line(e: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _checked(key: str, value: Any, hint: Any) -> Any:
+    """``value`` as the type of setting ``key`` (``hint``): an int is a float, and so is a
+    string such as ``1e-4`` (YAML 1.1 reads it as text); :class:`SetupError` otherwise."""
+    origin, params = typing.get_origin(hint), typing.get_args(hint)
+
+    def bad(what: str) -> SetupError:
+        return SetupError(f"setting {key}: expected {what}, not {value!r}")
+
+    if hint is Any:
+        return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise bad("true or false")
+    elif hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad("an integer")
+    elif hint is float:
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                raise bad("a number") from None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad("a number")
+        return float(value)
+    elif hint is str:
+        if not isinstance(value, str):
+            raise bad("a string")
+    elif origin is list:
+        if not isinstance(value, list):
+            raise bad("a list")
+        return [_checked(f"{key}[{i}]", v, params[0]) for i, v in enumerate(value)]
+    elif origin is dict:
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise bad("a mapping")
+        return {k: _checked(f"{key}.{k}", v, params[1]) for k, v in value.items()}
+    return value
+
+
+def load_settings(cls: type[T], config: str | Path | None, overrides: list[str]) -> T:
+    """Settings from a YAML file, then ``key=value`` overrides; :class:`SetupError` for a
+    missing or malformed file, an unknown setting (the message lists the known ones) or
+    a value of the wrong type."""
+    known = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    values: dict[str, Any] = {}
+
+    def take(items: dict[Any, Any], where: str) -> None:
+        unknown = sorted(str(k) for k in items if k not in known)
+        if unknown:
+            raise SetupError(f"unknown setting(s) {', '.join(unknown)} in {where}; known settings: {', '.join(known)}")
+        values.update(items)
+
+    if config:
+        path = Path(config)
+        try:
+            loaded = yaml.safe_load(path.read_text())
+        except FileNotFoundError:
+            raise SetupError(f"{path}: no such config file") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise SetupError(f"{path}: cannot read the config: {one_line(e)}") from None
+        except yaml.YAMLError as e:
+            raise SetupError(f"{path}: not valid YAML: {one_line(e)}") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise SetupError(f"{path}: a config is a mapping of settings, not {type(loaded).__name__} {loaded!r:.60}")
+        take(loaded or {}, str(path))
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise SetupError(f"--override wants key=value, not {item!r}")
+        try:
+            take({key.strip(): yaml.safe_load(raw)}, "--override")
+        except yaml.YAMLError as e:
+            raise SetupError(f"--override {item}: the value is not valid YAML: {one_line(e)}") from None
+    hints = typing.get_type_hints(cls)
+    return cls(**{k: _checked(k, v, hints[k]) for k, v in values.items()})
+
+
+class Stop:
+    """Stop requests. The SIGINT/SIGTERM handler records the first signal; the training
+    loops call :meth:`check` between steps (it raises :class:`Interrupted`). Inside
+    :meth:`abortable` (work that is thrown away when stopped: in-process rollouts,
+    evaluation) the handler raises at once."""
+
+    def __init__(self) -> None:
+        self.signum = 0
+        self._abortable = False
+
+    def handler(self, signum: int, frame: Any) -> None:
+        self.signum = self.signum or signum
+        if self._abortable:
+            self._abortable = False
+            raise Interrupted
+
+    def check(self) -> None:
+        if self.signum:
+            raise Interrupted
+
+    @contextlib.contextmanager
+    def abortable(self) -> Iterator[None]:
+        self.check()
+        self._abortable = True
+        try:
+            yield
+        finally:
+            self._abortable = False
+
+
+def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    """Write ``state`` to ``path`` atomically: serialised in memory, written to ``path``
+    with the suffix ``.tmp``, flushed to disk and renamed over ``path``, so a reader sees
+    the old file or the new one, never a part of one. On any failure the ``.tmp`` file
+    is removed; a full disk or a missing permission is one :class:`SaveError` (torch's
+    own file writer reports those as a ``RuntimeError`` of its zip writer)."""
+    tmp = path.with_suffix(".tmp")
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(buf.getbuffer())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise SaveError(f"cannot save {path}: {e.strerror or one_line(e)}") from None
+        raise

@@ -1,0 +1,100 @@
+"""The trainer's pieces: the opponent pool and the self-play rollouts on the batched engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.policy import PolicyNet
+from agents.training import selfplay
+from agents.training.pool import OpponentPool
+from dehla_env.encoding import observation_size
+from dehla_env.rewards import RewardKind, reward_weights
+from dehla_env.rules import make_rules
+from dehla_env.vector import VectorEnv
+
+
+def _net(rules) -> PolicyNet:
+    torch.manual_seed(0)
+    return PolicyNet(observation_size(rules), (32,)).eval()
+
+
+def test_the_pool_draws_only_what_it_holds() -> None:
+    pool = OpponentPool({"self": 1.0, "snapshot": 5.0, "imitation": 5.0, "cardsense": 1.0})
+    rng = np.random.default_rng(0)
+    first = pool.draw(rng, 2000)
+    assert set(first.tolist()) == {0, 1}  # no snapshot and no warm start yet
+    pool.imitation = {"w": torch.zeros(1)}
+    for i in range(7):
+        pool.add_snapshot({"w": torch.full((1,), float(i))})
+    assert len(pool.snapshots) == 5 and float(pool.snapshots[0]["w"]) == 2.0  # the last five kept
+    later = pool.draw(rng, 12000)
+    counts = np.bincount(later, minlength=pool.num_slots)
+    assert pool.slot_names() == ["self", "cardsense", "imitation"] + [f"snapshot{i}" for i in range(5)]
+    assert abs(counts[2] / 12000 - 5 / 12) < 0.02  # imitation by weight
+    assert abs(counts[3:].sum() / 12000 - 5 / 12) < 0.02 and counts[3:].min() > 0  # snapshots share theirs
+
+
+@pytest.mark.parametrize(
+    "weights, phrase",
+    [
+        ({"hard": 1.0}, "unknown opponent kind"),
+        ({"snapshot": 1.0}, "besides snapshot and imitation"),
+        ({"self": -1.0}, ">= 0"),
+    ],
+)
+def test_a_bad_pool_is_refused(weights: dict[str, float], phrase: str) -> None:
+    with pytest.raises(ValueError, match=phrase):
+        OpponentPool(weights)
+
+
+def _rollout(rules_name: str, weights: dict[str, float], seed: int, **options) -> tuple[selfplay.Rollout, VectorEnv]:
+    rules = make_rules(rules_name, options)
+    env = VectorEnv(rules, num_envs=24, autoreset_mode="same_step", final_obs=False, copy=False)
+    pool = OpponentPool(weights)
+    rng = np.random.default_rng(seed)
+    net = _net(rules)
+    opponents = pool.policies(rules.players, rng, lambda sd: net)
+    kinds = {"win": 1.0, "tens": 0.25} if rules.tens_scoring else {"win": 1.0}
+    r = selfplay.collect(env, seed, net.masked_logits, pool, opponents, 2, rng, reward_weights(kinds, rules))
+    return r, env
+
+
+def test_a_rollout_is_whole_trajectories_with_the_reward_on_the_last_decision() -> None:
+    r, env = _rollout("dehla", {"cardsense": 1.0}, seed=3)
+    assert r.hands == 48 and r.pool_hands == 48  # two hands in each of 24 games, all against cardsense
+    assert r.done[-1] and r.done.sum() == 48 * 2  # the learner's two seats per hand
+    assert (r.reward[~r.done] == 0).all() and (np.abs(r.reward[r.done]) >= 0.75).all()  # win +-1, tens +-0.25 at most
+    assert (r.mask.sum(1) > 1).all()  # forced moves are played, not stored
+    assert r.mask[np.arange(len(r.action)), r.action].all()
+    assert r.obs.shape == (len(r.action), observation_size(env.rules))
+    assert np.allclose(np.exp(r.logp), np.exp(r.logp).clip(0, 1)) and (r.logp <= 0).all()
+    assert 0 <= r.learner_score <= r.pool_hands
+
+
+def test_self_play_learns_both_sides_and_the_rewards_are_zero_sum() -> None:
+    r, _ = _rollout("dehla", {"self": 1.0}, seed=4)
+    assert r.pool_hands == 0 and r.done.sum() == 48 * 4
+    # each hand: two seats get +v, two get -v
+    assert abs(float(r.reward[r.done].sum())) < 1e-4
+
+
+@pytest.mark.parametrize(
+    "rules_name, options", [("dehla", {"trump": "chosen"}), ("court-piece", {}), ("coat-pees", {})]
+)
+def test_a_rollout_is_the_same_from_the_same_seed(rules_name: str, options: dict) -> None:
+    a, _ = _rollout(rules_name, {"self": 0.5, "cardsense": 0.5}, seed=11, **options)
+    b, _ = _rollout(rules_name, {"self": 0.5, "cardsense": 0.5}, seed=11, **options)
+    for field in ("obs", "priv", "mask", "action", "logp", "reward", "done"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+    c, _ = _rollout(rules_name, {"self": 0.5, "cardsense": 0.5}, seed=12, **options)
+    assert not np.array_equal(a.action[:50], c.action[:50])
+
+
+def test_the_trainer_reward_is_the_environments_reward_definition() -> None:
+    rules = make_rules("dehla")
+    w = reward_weights({"win": 1.0, "tens": 0.5}, rules)
+    assert w == {RewardKind.WIN: 1.0, RewardKind.TENS: 0.5}
+    with pytest.raises(ValueError, match="tens"):
+        reward_weights({"tens": 1.0}, make_rules("court-piece"))
