@@ -390,6 +390,9 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     old_handlers = {s: signal.signal(s, stop.handler) for s in (signal.SIGINT, signal.SIGTERM)}
     t_start = time.time() - elapsed
     phase, before = "imitation warm start", {}
+    timing = dict.fromkeys(
+        ("imitation", "rollout", "env", "policy_forward", "update", "evaluation"), 0.0
+    )  # this process
     try:
         if not imitation_done:
             n_tasks = max(1, a.num_workers)
@@ -410,6 +413,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             )  # fmt: skip
             del data, parts
             workers.close()
+            timing["imitation"] = time.time() - t0
             pool.imitation = copy.deepcopy(policy.state_dict())
             imitation_done = True
             elapsed = time.time() - t_start
@@ -443,6 +447,13 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             phase = "PPO update"
             stats = ppo_update(policy, critic, opt, r, a, gen, stop)
             t_learn = time.time() - t0 - t_roll
+            for key, value in (
+                ("rollout", t_roll),
+                ("env", r.env_seconds),
+                ("policy_forward", r.policy_seconds),
+                ("update", t_learn),
+            ):
+                timing[key] += value
             update += 1
             decisions += r.decisions
             if a.snapshot_every and update % a.snapshot_every == 0:
@@ -468,6 +479,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                 flush=True,
             )
             if a.eval_every and update % a.eval_every == 0:
+                t0 = time.time()
                 for opp in a.eval_opponents:
                     with stop.abortable():
                         est = evaluate(state(), rules, opp, a.eval_deals, a.seed + 17, run_dir / "eval.pt")
@@ -477,6 +489,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                         f"  eval vs {opp}: {est.value:.3f} [{est.low:.3f}, {est.high:.3f}] over {a.eval_deals} deals",
                         flush=True,
                     )
+                timing["evaluation"] += time.time() - t0
             if update % a.checkpoint_every == 0:
                 save()
         phase = "PPO rollout"
@@ -507,12 +520,8 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             signal.signal(s, h)
     writer.add_scalar("charts/wall_minutes", elapsed / 60, update)
     writer.close()
-    print(
-        json.dumps(
-            {"run_dir": str(run_dir), "updates": update, "decisions": decisions, "minutes": round(elapsed / 60, 2)}
-        ),
-        flush=True,
-    )
+    summary = {"run_dir": str(run_dir), "updates": update, "decisions": decisions, "minutes": round(elapsed / 60, 2)}
+    print(json.dumps({**summary, "seconds": {k: round(v, 3) for k, v in timing.items()}}), flush=True)
     return 0
 
 

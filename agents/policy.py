@@ -14,6 +14,7 @@ training checkpoints, ``critic``, ``optimizer``, ``rng`` and ``step`` state (see
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
 from pathlib import Path
@@ -159,15 +160,24 @@ def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
     return net, rules
 
 
-_CACHE: dict[str, tuple[PolicyNet, Rules]] = {}
+_CACHE: dict[str, tuple[tuple[int, int, int], PolicyNet, Rules]] = {}
 
 
 def cached_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
-    """Load once per process (the arena makes fresh agents for every deal)."""
+    """Load once per process and file version (the arena makes fresh agents for every
+    deal): a file rewritten since, as training's evaluation rewrites its policy file, is
+    loaded again."""
     key = str(Path(path).resolve())
-    if key not in _CACHE:
-        _CACHE[key] = load_policy(key)
-    return _CACHE[key]
+    try:
+        st = os.stat(key)
+        version = (st.st_ino, st.st_mtime_ns, st.st_size)  # an atomic rewrite is a new inode
+    except OSError:
+        version = (-1, -1, -1)  # load_policy reports the missing file
+    hit = _CACHE.get(key)
+    if hit is None or hit[0] != version:
+        net, rules = load_policy(key)
+        hit = _CACHE[key] = (version, net, rules)
+    return hit[1], hit[2]
 
 
 @torch.no_grad()

@@ -410,3 +410,21 @@ def test_policy_export_to_torchscript_and_onnx(tmp_path: Path) -> None:
     except ImportError as e:  # the onnx package is optional
         pytest.skip(str(e))
     assert (tmp_path / "p.onnx").stat().st_size > 0
+
+
+def test_a_policy_file_rewritten_in_place_is_loaded_again(tmp_path: Path) -> None:
+    """Training's evaluation rewrites one policy file; the per-process cache must not
+    keep playing the first version (it once did)."""
+    from agents.policy import PolicyNet, cached_policy
+    from dehla_env import make_rules
+    from dehla_env.encoding import observation_size
+
+    rules = make_rules("dehla")
+    path = tmp_path / "eval.pt"
+    for fill in (0.0, 1.0):
+        net = PolicyNet(observation_size(rules), (8,))
+        for p in net.parameters():
+            torch.nn.init.constant_(p, fill)
+        train.save_checkpoint(path, {"model": net.state_dict(), "model_config": net.config(), "rules": {"name": "dehla"}})
+        loaded, _ = cached_policy(path)
+        assert all(float(p.flatten()[0]) == fill for p in loaded.parameters())
