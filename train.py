@@ -76,6 +76,7 @@ from agents.training.runs import (
     WorkerDied,
     load_settings,
     one_line,
+    parse_command_line,
     save_checkpoint,
 )
 from agents.training.workers import Workers
@@ -169,37 +170,6 @@ def load_args(config: str | Path | None, overrides: list[str]) -> Args:
     return load_settings(Args, config, overrides)
 
 
-def parse_command_line(argv: list[str] | None) -> tuple[argparse.Namespace, Args, list[str]]:
-    """``--config``/``--resume``/``--override`` here; every other flag is a setting, parsed
-    by tyro from :class:`Args` (whose docstrings make ``--help``). Returns the command
-    line, the settings and, on a resume, the settings changed from the stored config
-    (``key=value``)."""
-    import tyro
-
-    pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--config")
-    pre.add_argument("--resume")
-    pre.add_argument("--override", action="append", default=[])
-    cli, rest = pre.parse_known_args(argv)
-    if cli.resume and cli.config:
-        raise SetupError("--resume continues a run with its own config.yaml; change settings with --override")
-    if cli.resume:
-        run_dir = Path(cli.resume)
-        if not (run_dir / "config.yaml").is_file():
-            what = "no such run directory" if not run_dir.is_dir() else "not a run directory (it has no config.yaml)"
-            raise SetupError(f"--resume {run_dir}: {what}")
-        stored = load_args(run_dir / "config.yaml", [])
-    base = load_args(run_dir / "config.yaml" if cli.resume else cli.config, cli.override)
-    doc = (__doc__ or "").split("\n\n")[
-        0
-    ] + "\n\nAlso: --config FILE (YAML settings), --resume RUN_DIR, --override KEY=VALUE."
-    a = tyro.cli(Args, default=base, args=rest, description=doc, config=(tyro.conf.FlagConversionOff,))
-    if not cli.resume:
-        return cli, a, []
-    new, old = dataclasses.asdict(a), dataclasses.asdict(stored)
-    return cli, a, [f"{k}={json.dumps(v)}" for k, v in new.items() if v != old[k]]
-
-
 # ---------------------------------------------------------------------------- learning
 def gae(values: np.ndarray, reward: np.ndarray, done: np.ndarray, lam: float) -> np.ndarray:
     """GAE with gamma 1 over trajectories stored one after another (``done`` ends each)."""
@@ -283,7 +253,8 @@ def check_setup(a: Args, rules: Rules, warm_start: bool) -> None:
 # ---------------------------------------------------------------------------- the run
 def main(argv: list[str] | None = None) -> int:
     try:
-        return train(*parse_command_line(argv))
+        doc = (__doc__ or "").split("\n\n")[0]
+        return train(*parse_command_line(Args, argv, doc))
     except SetupError as e:
         print(f"train.py: {e}", file=sys.stderr, flush=True)
         return 2
@@ -293,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
+    """The run; ``changed``: the settings a resume changed (``key=value``)."""
     run_dir = (
         Path(cli.resume)
         if cli.resume

@@ -7,9 +7,11 @@ checkpoint files, and the errors that end a run with one line.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import dataclasses
 import io
+import json
 import os
 import typing
 from collections.abc import Iterator
@@ -173,3 +175,37 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
         if isinstance(e, OSError):
             raise SaveError(f"cannot save {path}: {e.strerror or one_line(e)}") from None
         raise
+
+
+def parse_command_line(
+    cls: type[T], argv: list[str] | None, description: str
+) -> tuple[argparse.Namespace, T, list[str]]:
+    """``--config FILE``, ``--resume RUN_DIR`` and ``--override KEY=VALUE`` here; every
+    other flag is a setting, parsed by tyro from the dataclass ``cls`` (its field
+    docstrings make ``--help``) with the config and overrides as defaults. Returns the
+    command line, the settings and, on a resume, the settings changed from the run's
+    stored ``config.yaml`` (``key=value``); :class:`SetupError` for a bad one."""
+    import tyro
+
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--config")
+    pre.add_argument("--resume")
+    pre.add_argument("--override", action="append", default=[])
+    cli, rest = pre.parse_known_args(argv)
+    if cli.resume and cli.config:
+        raise SetupError("--resume continues a run with its own config.yaml; change settings with --override")
+    config = cli.config
+    if cli.resume:
+        config = Path(cli.resume) / "config.yaml"
+        if not config.is_file():
+            what = (
+                "no such run directory" if not config.parent.is_dir() else "not a run directory (it has no config.yaml)"
+            )
+            raise SetupError(f"--resume {config.parent}: {what}")
+    base = load_settings(cls, config, cli.override)
+    doc = f"{description}\n\nAlso: --config FILE (YAML settings), --resume RUN_DIR, --override KEY=VALUE."
+    settings = tyro.cli(cls, default=base, args=rest, description=doc, config=(tyro.conf.FlagConversionOff,))
+    if not cli.resume:
+        return cli, settings, []
+    new, old = dataclasses.asdict(settings), dataclasses.asdict(load_settings(cls, config, []))  # type: ignore[call-overload]
+    return cli, settings, [f"{k}={json.dumps(v)}" for k, v in new.items() if v != old[k]]
