@@ -237,7 +237,7 @@ def evaluate(state: dict[str, Any], rules: Rules, opponent: str, deals: int, see
 def check_setup(a: Args, rules: Rules, warm_start: bool) -> None:
     """Every spec and weight the run will use, checked here so a mistake is one line."""
     try:
-        OpponentPool(a.opponents, a.max_snapshots)
+        OpponentPool(a.opponents, a.max_snapshots, rules)
         reward_weights(a.reward, rules)
     except ValueError as e:
         raise SetupError(f"settings opponents/reward: {one_line(e)}") from None
@@ -408,7 +408,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             t0 = time.time()
             rng = np.random.default_rng([a.seed, update])
             with stop.abortable():
-                opponents = pool.policies(rules.players, rng, frozen)
+                opponents = pool.policies(rules, rng, frozen)
                 policy.eval()
                 r = selfplay.collect(
                     env, [a.seed, update, 1], policy.masked_logits, pool, opponents, a.rounds, rng, weights

@@ -39,7 +39,7 @@ def test_the_pool_draws_only_what_it_holds() -> None:
 @pytest.mark.parametrize(
     "weights, phrase",
     [
-        ({"hard": 1.0}, "unknown opponent kind"),
+        ({"grandmaster": 1.0}, "neither one of"),
         ({"snapshot": 1.0}, "besides snapshot and imitation"),
         ({"self": -1.0}, ">= 0"),
     ],
@@ -55,7 +55,7 @@ def _rollout(rules_name: str, weights: dict[str, float], seed: int, **options) -
     pool = OpponentPool(weights)
     rng = np.random.default_rng(seed)
     net = _net(rules)
-    opponents = pool.policies(rules.players, rng, lambda sd: net)
+    opponents = pool.policies(rules, rng, lambda sd: net)
     kinds = {"win": 1.0, "tens": 0.25} if rules.tens_scoring else {"win": 1.0}
     r = selfplay.collect(env, seed, net.masked_logits, pool, opponents, 2, rng, reward_weights(kinds, rules))
     return r, env
@@ -98,3 +98,22 @@ def test_the_trainer_reward_is_the_environments_reward_definition() -> None:
     assert w == {RewardKind.WIN: 1.0, RewardKind.TENS: 0.5}
     with pytest.raises(ValueError, match="tens"):
         reward_weights({"tens": 1.0}, make_rules("court-piece"))
+
+
+@pytest.mark.parametrize("rules_name, options", [("dehla", {}), ("dehla", {"trump": "chosen"}), ("coat-pees", {})])
+def test_the_real_hard_bot_plays_its_seats_on_a_mirror_of_each_game(rules_name: str, options: dict) -> None:
+    """An agent spec in the pool is the bot itself, on a scalar mirror that every move
+    of its game reaches (a mirror that fell behind would refuse a move, or fail to end
+    with the batched hand)."""
+    from agents.training.pool import ScalarOpponent
+
+    rules = make_rules(rules_name, options)
+    env = VectorEnv(rules, num_envs=6, autoreset_mode="same_step", final_obs=False, copy=False)
+    pool = OpponentPool({"hard": 1.0}, rules=rules)
+    rng = np.random.default_rng(5)
+    opponents = pool.policies(rules, rng, lambda sd: None)
+    assert isinstance(opponents[1], ScalarOpponent) and pool.slot_names()[1] == "hard"
+    r = selfplay.collect(
+        env, 5, _net(rules).masked_logits, pool, opponents, 2, rng, reward_weights({"win": 1.0}, rules)
+    )
+    assert r.pool_hands == r.hands == 12 and not opponents[1].games  # every mirror ended with its hand

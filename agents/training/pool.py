@@ -9,16 +9,21 @@ name):
 ``snapshot``     a frozen earlier copy of the policy, one of the last ``max_snapshots``
                  kept (uniformly); drawn only once the pool holds one
 ``imitation``    the policy as the imitation warm start left it: a batched copy of the
-                 teacher's play (``hard`` by default) at network speed, not ``hard``
-                 itself; drawn only after a warm start
+                 teacher's play at network speed, not the teacher itself; drawn only
+                 after a warm start
 ``random``,      the batched bots of :mod:`agents.batched` (``cardsense`` is simple card
 ``tensafe``,     sense, ``tensafe`` random play that keeps its tens)
 ``cardsense``
+any other spec   an agent of :mod:`agents.registry` (``hard``, ``medium``,
+                 ``search:k=8`` ...), the real bot: it plays on a scalar mirror of its
+                 game (:class:`ScalarOpponent`), one view-based decision at a time, so
+                 it costs what the bot costs (``hard``: about 0.5 ms a decision)
 ===============  ====================================================================
 
 A draw is a *slot*: 0 is ``self``, then one slot per batched bot named in the weights,
-then ``imitation``, then the snapshots. :meth:`OpponentPool.policies` builds the batched
-policy of every slot for one rollout.
+then one per agent spec, then ``imitation``, then the snapshots.
+:meth:`OpponentPool.policies` builds the player of every slot for one rollout: a batched
+policy ``(obs, mask) -> actions``, or a :class:`ScalarOpponent`.
 """
 
 from __future__ import annotations
@@ -28,11 +33,17 @@ from typing import Any
 
 import numpy as np
 
+from dehla_env.engine import MatchState
+from dehla_env.rules import Rules
 from dehla_env.vector import BatchPolicy
+from dehla_env.vector.engine import BatchEngine
+from dehla_env.view import view_of
 
+from ..base import Agent
 from ..batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
+from ..registry import make_agent, parse_spec
 
-#: the kinds that are not batched bots
+#: the kinds that are not batched bots or agent specs
 SELF, SNAPSHOT, IMITATION = "self", "snapshot", "imitation"
 StateDict = dict[str, Any]
 
@@ -42,11 +53,18 @@ class OpponentPool:
     docstring. ``snapshots`` and ``imitation`` are torch state dicts (a checkpoint keeps
     them, so a resumed run draws from the same pool)."""
 
-    def __init__(self, weights: Mapping[str, float], max_snapshots: int = 5) -> None:
-        known = {SELF, SNAPSHOT, IMITATION, *BATCHED_POLICIES}
-        unknown = sorted(set(weights) - known)
-        if unknown:
-            raise ValueError(f"unknown opponent kind(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    def __init__(self, weights: Mapping[str, float], max_snapshots: int = 5, rules: Rules | None = None) -> None:
+        """``rules``: also build every agent spec among the kinds once for this ruleset,
+        so that an unusable one is an error now."""
+        batched = {SELF, SNAPSHOT, IMITATION, *BATCHED_POLICIES}
+        for spec in sorted(set(weights) - batched):
+            try:
+                parse_spec(spec)
+                if rules is not None:
+                    make_agent(spec, rules, 0)
+            except ValueError as e:
+                known = ", ".join(sorted(batched))
+                raise ValueError(f"opponent {spec!r} is neither one of {known} nor a usable agent: {e}") from None
         if any(not isinstance(w, (int, float)) or isinstance(w, bool) or not w >= 0 for w in weights.values()):
             raise ValueError(f"opponent weights are numbers >= 0, not {dict(weights)}")
         if sum(w for k, w in weights.items() if k not in (SNAPSHOT, IMITATION)) <= 0:
@@ -56,6 +74,7 @@ class OpponentPool:
             raise ValueError(f"max_snapshots must be at least 1, not {max_snapshots}")
         self.weights = dict(weights)
         self.bots = [k for k in weights if k in BATCHED_POLICIES]
+        self.agents = [k for k in weights if k not in batched]
         self.max_snapshots = max_snapshots
         self.snapshots: list[StateDict] = []
         self.imitation: StateDict | None = None
@@ -65,53 +84,57 @@ class OpponentPool:
         self.snapshots = [*self.snapshots, state][-self.max_snapshots :]
 
     @property
-    def num_slots(self) -> int:
-        return 1 + len(self.bots) + 1 + len(self.snapshots)
+    def imitation_slot(self) -> int:
+        return 1 + len(self.bots) + len(self.agents)
 
     @property
-    def imitation_slot(self) -> int:
-        return 1 + len(self.bots)
+    def num_slots(self) -> int:
+        return self.imitation_slot + 1 + len(self.snapshots)
 
     def slot_names(self) -> list[str]:
-        names = [SELF, *self.bots, IMITATION]
+        names = [SELF, *self.bots, *self.agents, IMITATION]
         return names + [f"{SNAPSHOT}{i}" for i in range(len(self.snapshots))]
+
+    def _slot_of(self, kind: str) -> int:
+        if kind == SNAPSHOT:
+            return -1  # one of them, drawn next
+        if kind == SELF:
+            return 0
+        if kind == IMITATION:
+            return self.imitation_slot
+        if kind in self.bots:
+            return 1 + self.bots.index(kind)
+        return 1 + len(self.bots) + self.agents.index(kind)
 
     # ------------------------------------------------------------------ drawing
     def draw(self, rng: np.random.Generator, k: int) -> np.ndarray:
         """(k,) slots, one per game: a kind by weight among those available, then a
         snapshot uniformly if the kind is ``snapshot``."""
-        kinds, slots = [], []
+        weights, slots = [], []
         for kind, w in self.weights.items():
             if w <= 0 or (kind == SNAPSHOT and not self.snapshots) or (kind == IMITATION and self.imitation is None):
                 continue
-            kinds.append(w)
-            slots.append(
-                -1
-                if kind == SNAPSHOT
-                else 0
-                if kind == SELF
-                else self.imitation_slot
-                if kind == IMITATION
-                else 1 + self.bots.index(kind)
-            )
-        p = np.array(kinds, np.float64)
+            weights.append(w)
+            slots.append(self._slot_of(kind))
+        p = np.array(weights, np.float64)
         chosen = np.array(slots, np.int64)[rng.choice(len(slots), size=k, p=p / p.sum())]
         snap = chosen == -1
         chosen[snap] = self.imitation_slot + 1 + rng.integers(len(self.snapshots), size=int(snap.sum()))
         return chosen
 
     def policies(
-        self, num_players: int, rng: np.random.Generator, frozen: Callable[[StateDict], Any]
-    ) -> list[BatchPolicy | None]:
-        """The batched policy of every slot (``None`` for ``self`` and for an empty
+        self, rules: Rules, rng: np.random.Generator, frozen: Callable[[StateDict], Any]
+    ) -> list[BatchPolicy | ScalarOpponent | None]:
+        """The player of every slot (``None`` for ``self`` and for an empty
         ``imitation``), seeded from ``rng``; ``frozen(state)`` builds a network from a
         state dict. Frozen networks sample their moves, as the learner does."""
 
         def seed() -> int:
             return int(rng.integers(2**31))
 
-        out: list[BatchPolicy | None] = [None]
-        out += [make_batched_policy(name, num_players, seed()) for name in self.bots]
+        out: list[BatchPolicy | ScalarOpponent | None] = [None]
+        out += [make_batched_policy(name, rules.players, seed()) for name in self.bots]
+        out += [ScalarOpponent(spec, rules, seed()) for spec in self.agents]
         out.append(None if self.imitation is None else TorchPolicy(frozen(self.imitation), seed=seed()))
         out += [TorchPolicy(frozen(s), seed=seed()) for s in self.snapshots]
         return out
@@ -123,3 +146,55 @@ class OpponentPool:
     def load_state(self, state: Mapping[str, Any]) -> None:
         self.snapshots = list(state["snapshots"])[-self.max_snapshots :]
         self.imitation = state["imitation"]
+
+
+class ScalarOpponent:
+    """A view-based agent (``hard`` ...) playing seats of batched games. Each game it
+    plays in gets a :class:`~dehla_env.engine.MatchState` dealt the engine's cards, to
+    which every move of that game (every seat's) and every R1.4 draw is applied, so
+    :func:`~dehla_env.view.view_of` gives the agent exactly what its seat may know (the
+    batched engine and the reference engine agree move for move:
+    ``tests/test_vector_equivalence.py``). A fresh agent per seat and hand, as in the
+    arena."""
+
+    def __init__(self, spec: str, rules: Rules, seed: int) -> None:
+        self.spec, self.rules = spec, rules
+        self.rng = np.random.default_rng(seed)
+        self.games: dict[int, tuple[MatchState, list[Agent]]] = {}
+
+    def start(self, engine: BatchEngine, games: np.ndarray) -> None:
+        """Mirror the hands just dealt in ``games``."""
+        for g in games.tolist():
+            match = MatchState(self.rules, int(engine.dealer[g]))
+            match.apply_deal([int(c) for c in engine.deck[g]])
+            seeds = self.rng.integers(2**31, size=self.rules.players).tolist()
+            self.games[g] = (match, [make_agent(self.spec, self.rules, s) for s in seeds])
+            self._chance(engine, g)
+
+    def _chance(self, engine: BatchEngine, g: int) -> None:
+        match = self.games[g][0]
+        if match.is_chance() and not match.hand.complete:
+            match.apply_draw(int(engine.draw_card[g]))  # R1.4, as the vector env drew it
+
+    def __call__(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """The agents' moves for ``seats``, the seats to act in ``games``."""
+        out = np.empty(len(games), np.int64)
+        for i, (g, s) in enumerate(zip(games.tolist(), seats.tolist(), strict=True)):
+            match, agents = self.games[g]
+            out[i] = agents[s].act(view_of(match, s))
+        return out
+
+    def played(self, engine: BatchEngine, games: np.ndarray, actions: np.ndarray, ended: np.ndarray) -> None:
+        """Apply the moves just stepped to the mirrored ones of ``games``; forget those
+        whose hand ``ended`` (the engine has dealt them anew)."""
+        for g, a, over in zip(games.tolist(), actions.tolist(), ended.tolist(), strict=True):
+            if g not in self.games:
+                continue
+            match = self.games[g][0]
+            match.apply_action(a)
+            if over:
+                if not match.hand.complete:  # the two engines disagree: never seen, never ignored
+                    raise RuntimeError(f"game {g}: the batched hand ended, its mirror did not")
+                del self.games[g]
+            else:
+                self._chance(engine, g)

@@ -34,7 +34,7 @@ from dehla_env.actions import NUM_ACTIONS
 from dehla_env.rewards import RewardKind, weighted_side0_reward
 from dehla_env.vector import VectorEnv
 
-from .pool import OpponentPool
+from .pool import OpponentPool, ScalarOpponent
 
 
 @dataclass
@@ -80,7 +80,8 @@ def collect(
 ) -> Rollout:
     """Deal fresh hands in every game of ``env`` from ``seed`` and play ``rounds`` hands in
     each; see the module docstring. ``policy`` maps (k, D) observations and (k, 85) masks
-    to masked logits (``PolicyNet.masked_logits``); ``opponents`` is ``pool.policies(...)``."""
+    to masked logits (``PolicyNet.masked_logits``); ``opponents`` is ``pool.policies(...)``
+    (a :class:`~agents.training.pool.ScalarOpponent` is told every move of its games)."""
     rules = env.rules
     n, N = rules.players, env.num_envs
     first, info = env.reset(seed=int(np.random.default_rng(seed).integers(2**31)))
@@ -93,10 +94,13 @@ def collect(
     decisions = hands = pool_hands = 0
     score = 0.0
     t_env = t_pol = 0.0
+    scalar = [k for k, o in enumerate(opponents) if isinstance(o, ScalarOpponent)]
     for r in range(rounds):
         slot = pool.draw(rng, N)
         side = rng.integers(2, size=N)
         active = np.arange(N)
+        for k in scalar:
+            opponents[k].start(env.engine, np.flatnonzero(slot == k))
         while len(active):
             s = seat[active]
             learn = (s % 2 == side[active]) | (slot[active] == 0)
@@ -125,11 +129,15 @@ def collect(
             oi = np.flatnonzero(~learn)
             if len(oi):
                 oslot = slot[active[oi]]
-                for k in np.unique(oslot):
+                for k in np.unique(oslot).tolist():
                     j = oi[oslot == k]
                     g = active[j]
-                    actions[j] = opponents[int(k)](obs[g], mask[g])
+                    opp = opponents[k]
+                    actions[j] = opp(g, s[j]) if k in scalar else opp(obs[g], mask[g])
             o2, m2, s2, _, ended, final = env.step_games(active, actions)
+            for k in scalar:
+                mine = slot[active] == k
+                opponents[k].played(env.engine, active[mine], actions[mine], ended[mine])
             obs[active] = env.float_view(o2)
             mask[active] = m2
             seat[active] = s2
