@@ -425,6 +425,7 @@ def test_a_policy_file_rewritten_in_place_is_loaded_again(tmp_path: Path) -> Non
         net = PolicyNet(observation_size(rules), (8,))
         for p in net.parameters():
             torch.nn.init.constant_(p, fill)
-        train.save_checkpoint(path, {"model": net.state_dict(), "model_config": net.config(), "rules": {"name": "dehla"}})
+        state = {"model": net.state_dict(), "model_config": net.config(), "rules": {"name": "dehla"}}
+        train.save_checkpoint(path, state)
         loaded, _ = cached_policy(path)
         assert all(float(p.flatten()[0]) == fill for p in loaded.parameters())
