@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
+from env_speed import aec_loop  # noqa: E402
 
 import train  # noqa: E402
-from env_speed import aec_loop  # noqa: E402
 from dehla_env import raw_env  # noqa: E402
 
 
@@ -71,7 +71,8 @@ def main() -> None:
     randoms = np.random.default_rng(0).random(cli.steps * 2).tolist()
     raw = max(aec_loop(raw_env, a.rules, dict(a.rule_options), cli.steps, 0, randoms) for _ in range(3))
     total = per["rollout"] + per["update"]
-    print(f"ruleset {a.rules} {a.rule_options or ''}; {a.num_games} games x {a.rounds} hands per update; {cli.updates} updates")
+    setup = f"{a.num_games} games x {a.rounds} hands per update, {cli.updates} updates"
+    print(f"ruleset {a.rules} {a.rule_options or ''}; {setup}; opponents {a.opponents}")
     print(f"{'where the time goes':28s}{'seconds':>10s}{'share':>8s}")
     rows = [
         ("rollout: env and opponents", per["env"]),
