@@ -356,16 +356,37 @@ def test_a_checkpoint_that_cannot_be_written_ends_the_run_with_one_line(
     assert not list(_run_dir(tmp_path).glob("*.tmp"))
 
 
-@pytest.mark.parametrize("ruleset", ["dehla"])
-def test_shipped_checkpoint_plays_as_an_agent(ruleset: str) -> None:
-    path = ROOT / "agents" / "checkpoints" / f"{ruleset}.pt"
-    if not path.exists():
-        pytest.skip(f"{path} not shipped")
+#: the shipped policies by name, and the rules each must carry (issue: one per ruleset)
+SHIPPED = {
+    "dehla": ("dehla", {}),
+    "dehla-chosen": ("dehla", {"trump": "chosen"}),
+    "dehla-direct": ("dehla-direct", {}),
+    "court-piece": ("court-piece", {}),
+    "coat-pees": ("coat-pees", {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_a_shipped_policy_loads_by_name_plays_its_game_and_refuses_others(name: str) -> None:
+    """``policy:NAME`` is package data carrying its ruleset and options; it beats
+    ``easy`` in its game and refuses every other one (options included) in one line."""
     from agents.arena import run_duel
+    from agents.policy import load_policy
+    from agents.registry import SHIPPED_POLICIES, make_agent
     from dehla_env import make_rules
 
-    result = run_duel(make_rules(ruleset), f"policy:{path}", "easy", deals=60, seed=3, workers=1)
-    assert result.win_rate.low > 0.5
+    path = SHIPPED_POLICIES / f"{name}.pt"
+    if not path.exists():
+        pytest.skip(f"{path} not shipped")
+    preset, options = SHIPPED[name]
+    _, trained = load_policy(path)
+    assert trained == make_rules(preset, options)
+    result = run_duel(trained, f"policy:{name}", "easy", deals=40, seed=3, workers=1)
+    assert result.win_rate.value > 0.5
+    for other, (p, o) in SHIPPED.items():
+        if other != name:
+            with pytest.raises(ValueError, match="trained for"):
+                make_agent(f"policy:{name}", make_rules(p, o), seed=0)
 
 
 def test_shipped_policy_plays_seats_in_the_gymnasium_wrapper() -> None:
