@@ -199,7 +199,9 @@ def ppo_update(
         values = torch.cat([critic(crit_in[i : i + 8192]) for i in range(0, len(act), 8192)]).numpy()
     adv_np = gae(values, r.reward, r.done, a.gae_lambda)
     ret = torch.from_numpy(adv_np + values)
-    adv = torch.from_numpy(adv_np)
+    # normalised over the whole rollout: a minibatch's own statistics are undefined for
+    # the one sample a remainder can hold (its std is NaN, and so became the weights)
+    adv = torch.from_numpy((adv_np - adv_np.mean()) / (adv_np.std() + 1e-8))
     stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")}
     for _ in range(a.update_epochs):
         perm = torch.randperm(len(act), generator=gen)
@@ -210,7 +212,7 @@ def ppo_update(
             logp_all = torch.log_softmax(logits, -1)
             logp = logp_all.gather(1, act[mb, None]).squeeze(1)
             ratio = (logp - old_logp[mb]).exp()
-            mb_adv = (adv[mb] - adv[mb].mean()) / (adv[mb].std() + 1e-8)
+            mb_adv = adv[mb]
             pg = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip_coef, 1 + a.clip_coef)).mean()
             ent = -(logp_all.exp() * logp_all.masked_fill(~mask[mb], 0.0)).sum(-1).mean()  # masked: p log p -> 0
             vloss = 0.5 * ((critic(crit_in[mb]) - ret[mb]) ** 2).mean()
@@ -367,17 +369,19 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     )  # this process
     try:
         if not imitation_done:
-            n_tasks = max(1, a.num_workers)
+            n_tasks = 8 * max(
+                1, a.num_workers
+            )  # small results: a worker's whole share pickled at once ran out of memory
+            hands = [a.imitation_hands // n_tasks + (w < a.imitation_hands % n_tasks) for w in range(n_tasks)]
             tasks = [
-                imitation.TeacherTask(
-                    rules, a.teacher, (a.seed, 10**6, w), a.imitation_hands // n_tasks, tuple(a.reward.items())
-                )
+                imitation.TeacherTask(rules, a.teacher, (a.seed, 10**6, w), hands[w], tuple(a.reward.items()))
                 for w in range(n_tasks)
+                if hands[w]
             ]
             print(f"imitation: recording {sum(t.hands for t in tasks)} hands of {a.teacher} self-play", flush=True)
             t0 = time.time()
             parts = workers.map(imitation.record_teacher, tasks)
-            data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+            data = {k: np.concatenate([p.pop(k) for p in parts]) for k in list(parts[0])}  # one copy at a time
             print(f"imitation data: {len(data['action'])} decisions in {time.time() - t0:.0f}s", flush=True)
             imitation.fit(
                 policy, critic, opt, data, rules.players, a.imitation_epochs, a.minibatch_size, a.vf_coef, gen, stop,
