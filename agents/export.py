@@ -42,7 +42,8 @@ def play_checkpoint(checkpoint: dict[str, Any], average_snapshots: int = 0) -> d
     if average_snapshots < 0:
         raise ValueError(f"--average-snapshots is a count of snapshots (0 or more), not {average_snapshots}")
     if average_snapshots > 0:
-        snaps = checkpoint.get("pool", {}).get("snapshots", checkpoint.get("snapshots", []))  # train.py keeps them in its pool
+        # train.py keeps the snapshots in its opponent pool
+        snaps = checkpoint.get("pool", {}).get("snapshots", checkpoint.get("snapshots", []))
         if not isinstance(snaps, list):
             raise ValueError("the checkpoint's snapshots entry is not a list of weights")
         if len(snaps) < average_snapshots:
