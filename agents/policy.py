@@ -180,17 +180,6 @@ def cached_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
     return hit[1], hit[2]
 
 
-@torch.no_grad()
-def act_batch(net: PolicyNet, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
-    """Actions for a batch: greedy (``rng=None``) or sampled from the masked softmax."""
-    logits = net.masked_logits(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(mask, dtype=torch.bool))
-    if rng is None:
-        return logits.argmax(-1).numpy()
-    probs = torch.softmax(logits, -1).numpy().astype(np.float64)
-    u = rng.random(len(probs))[:, None]
-    return (probs.cumsum(-1) < u * probs.sum(-1, keepdims=True)).sum(-1)
-
-
 class PolicyAgent(Agent):
     """A trained policy as an agent: ``policy:PATH`` (greedy by default;
     ``policy:path=PATH,sample=1`` samples from its distribution)."""
