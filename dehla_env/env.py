@@ -88,7 +88,7 @@ from .encoding import (
 )
 from .engine import MatchState
 from .render import render_match
-from .rewards import RewardKind, match_reward, reward_kind, side0_reward
+from .rewards import RewardKind, last_hand_side0_reward, match_reward, reward_kind
 from .rules import Rules, make_rules
 
 EPISODES = ("hand", "match")
@@ -286,21 +286,10 @@ class raw_env(AECEnv):
     def _pay_hand_rewards(self) -> None:
         match = self.match
         assert match is not None
-        summary = match.summaries[-1]
-        hand = match.hand
         if self.reward_kind is RewardKind.WIN and self.match_episode:
             side0 = match_reward(match.winner)
         else:
-            result = summary.result
-            side0 = side0_reward(
-                self.reward_kind,
-                self.rules,
-                -1 if result.winner is None else result.winner,
-                hand.tens,
-                hand.tricks,
-                -1 if summary.kot is None else summary.kot,
-                result.score,
-            )
+            side0 = last_hand_side0_reward({self.reward_kind: 1.0}, match)
         for a in self.agents:
             self.rewards[a] = side0 if self.agent_name_mapping[a] % 2 == 0 else -side0
 

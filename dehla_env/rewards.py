@@ -106,6 +106,25 @@ def weighted_side0_reward(
     return sum(w * side0_reward(k, rules, winner, tens, tricks, kot, score) for k, w in weights.items())
 
 
+def last_hand_side0_reward(weights: Mapping[RewardKind, float], match: Any) -> float:
+    """Side 0's reward for the hand ``match`` (a :class:`~dehla_env.engine.MatchState`)
+    has just completed: what ``raw_env`` pays per hand and what the trainer's warm start
+    records, from the same fields."""
+    summary, hand = match.summaries[-1], match.hand
+    result = summary.result
+    return float(
+        weighted_side0_reward(
+            weights,
+            match.rules,
+            -1 if result.winner is None else result.winner,
+            hand.tens,
+            hand.tricks,
+            -1 if summary.kot is None else summary.kot,
+            result.score,
+        )
+    )
+
+
 def match_reward(winner: int | str | None) -> float:
     """Side 0's ``win`` reward for a whole match: +1/-1 for the winner, 0 for a draw."""
     return 1.0 if winner == 0 else -1.0 if winner == 1 else 0.0

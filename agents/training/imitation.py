@@ -5,7 +5,7 @@ hands are recorded in worker processes (:class:`~agents.training.workers.Workers
 each :class:`TeacherTask` plays its hands from its own seed, and every decision with
 more than one legal move is kept with the observation, the privileged critic features,
 the mask, the teacher's move and the seat's final reward
-(:func:`dehla_env.rewards.weighted_side0_reward`, as in the rollouts).
+(:func:`dehla_env.rewards.last_hand_side0_reward`, as the AEC env pays it).
 
 :func:`fit` trains the policy by cross-entropy on the moves and the critic by regression
 on the rewards, each minibatch under one random suit relabelling
@@ -26,7 +26,7 @@ from dehla_env.augment import ALL_PERMUTATIONS, suit_permutation_maps
 from dehla_env.cards import NUM_CARDS
 from dehla_env.encoding import ObservationEncoder, privileged_features
 from dehla_env.engine import MatchState
-from dehla_env.rewards import reward_weights, weighted_side0_reward
+from dehla_env.rewards import last_hand_side0_reward, reward_weights
 from dehla_env.rules import Rules
 from dehla_env.view import view_of
 
@@ -76,16 +76,7 @@ def record_teacher(task: TeacherTask) -> dict[str, np.ndarray]:
                 act_l.append(a)
                 seats.append(seat)
             match.apply_action(a)
-        hand, result = match.hand, match.summaries[-1].result
-        side0 = weighted_side0_reward(
-            weights,
-            rules,
-            -1 if result.winner is None else result.winner,
-            hand.tens,
-            hand.tricks,
-            -1 if result.kot is None else result.kot,
-            result.score,
-        )
+        side0 = last_hand_side0_reward(weights, match)
         ret_l.extend(side0 if s % 2 == 0 else -side0 for s in seats)
     return {
         "obs": np.stack(obs_l).astype(np.float32),
