@@ -58,7 +58,6 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
-from gymnasium.vector import AutoresetMode
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
@@ -83,7 +82,6 @@ from agents.training.workers import Workers
 from dehla_env.encoding import observation_size, privileged_size
 from dehla_env.rewards import reward_weights
 from dehla_env.rules import Rules, RulesError, make_rules
-from dehla_env.vector import VectorEnv
 
 
 @dataclass
@@ -112,14 +110,16 @@ class Args:
     imitation_epochs: int = 4
     """passes over the imitation data"""
     num_workers: int = 2
-    """processes recording the teacher's hands (0: in this process)"""
+    """worker processes: they record the teacher's hands, then play the rollouts, each
+    num_games / num_workers of the games (0: all in this process; the rollouts depend on
+    the number of shards, max(1, num_workers))"""
     # --- rollouts
     updates: int = 1000
     """PPO updates (each one rollout plus optimisation)"""
     time_budget_minutes: float = 60.0
     """stop (and save) after this much wall time, the warm start included"""
     num_games: int = 512
-    """games of the batched engine played in lockstep"""
+    """games of the batched engine played in lockstep (over all workers)"""
     rounds: int = 1
     """hands played in every game per rollout"""
     opponents: dict[str, float] = field(
@@ -356,17 +356,15 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
         save_checkpoint(ckpt_path, full)
         save_checkpoint(run_dir / "policy.pt", play_checkpoint(full))
 
-    # the environment: N games of the batched engine
-    env = VectorEnv(rules, num_envs=a.num_games, autoreset_mode=AutoresetMode.SAME_STEP, final_obs=False, copy=False)
+    # the workers: they record the teacher's hands, then play the rollouts' shards
     weights = reward_weights(a.reward, rules)
     stop = Stop()
-    workers = Workers(a.num_workers if not imitation_done else 0, stop)
+    workers = Workers(a.num_workers, stop)
     old_handlers = {s: signal.signal(s, stop.handler) for s in (signal.SIGINT, signal.SIGTERM)}
     t_start = time.time() - elapsed
     phase, before = "imitation warm start", {}
-    timing = dict.fromkeys(
-        ("imitation", "rollout", "env", "policy_forward", "update", "evaluation"), 0.0
-    )  # this process
+    # wall seconds of this process; env and policy_forward: of all the rollouts' shards together
+    timing = dict.fromkeys(("imitation", "rollout", "env", "policy_forward", "update", "evaluation"), 0.0)
     try:
         if not imitation_done:
             n_tasks = 8 * max(
@@ -388,17 +386,11 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                 writer.add_scalar,
             )  # fmt: skip
             del data, parts
-            workers.close()
             timing["imitation"] = time.time() - t0
             pool.imitation = copy.deepcopy(policy.state_dict())
             imitation_done = True
             elapsed = time.time() - t_start
             save()
-
-        def frozen(sd: dict[str, Any]) -> PolicyNet:
-            net = PolicyNet(observation_size(rules), tuple(a.hidden), a.card_features)
-            net.load_state_dict(sd)
-            return net.eval()
 
         while update < a.updates:
             phase = "PPO rollout"
@@ -410,14 +402,10 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                 for group in opt.param_groups:
                     group["lr"] = a.learning_rate * max(0.0, 1.0 - update / a.updates)
             t0 = time.time()
-            rng = np.random.default_rng([a.seed, update])
-            with stop.abortable():
-                opponents = pool.policies(rules, rng, frozen)
-                policy.eval()
-                r = selfplay.collect(
-                    env, [a.seed, update, 1], policy.masked_logits, pool, opponents, a.rounds, rng, weights
-                )
-                policy.train()
+            shards = selfplay.shard_tasks(
+                rules, a.num_games, max(1, a.num_workers), (a.seed, update), a.rounds, weights, policy, pool
+            )
+            r = selfplay.merge(workers.map(selfplay.collect_shard, shards))
             t_roll = time.time() - t0
             before = copy.deepcopy(state())
             phase = "PPO update"
@@ -441,7 +429,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                 "charts/decisions_per_second": r.decisions / (t_roll + t_learn),
                 "charts/rollout_decisions_per_second": r.decisions / t_roll,
                 "charts/learner_samples_per_second": len(r.action) * a.update_epochs / max(t_learn, 1e-9),
-                "charts/policy_forward_share": r.policy_seconds / t_roll,
+                "charts/policy_forward_share": r.policy_seconds / max(r.policy_seconds + r.env_seconds, 1e-9),
                 "charts/decisions": decisions,
                 "charts/rollout_win_rate": win,
                 "charts/learning_rate": opt.param_groups[0]["lr"],
@@ -470,6 +458,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                 save()
         phase = "PPO rollout"
         stop.check()
+        workers.close()
         elapsed = time.time() - t_start
         save()
     except (Interrupted, WorkerDied) as e:

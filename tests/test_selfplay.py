@@ -117,3 +117,42 @@ def test_the_real_hard_bot_plays_its_seats_on_a_mirror_of_each_game(rules_name: 
         env, 5, _net(rules).masked_logits, pool, opponents, 2, rng, reward_weights({"win": 1.0}, rules)
     )
     assert r.pool_hands == r.hands == 12 and not opponents[1].games  # every mirror ended with its hand
+
+
+def test_a_sharded_rollout_is_the_same_in_worker_processes_and_in_this_one() -> None:
+    """The shards of a rollout depend on their seeds, not on where they ran; one shard
+    has the seeds an unsharded rollout always had, and merged shards keep every
+    trajectory whole."""
+    from agents.training.runs import Stop
+    from agents.training.workers import Workers
+
+    rules = make_rules("dehla")
+    net = _net(rules)
+    pool = OpponentPool({"self": 0.4, "snapshot": 0.3, "hard": 0.3})
+    pool.add_snapshot(_net(rules).state_dict())
+    reward = reward_weights({"win": 1.0, "tens": 0.25}, rules)
+    tasks = selfplay.shard_tasks(rules, 13, 2, (3, 0), 1, reward, net, pool)
+    assert [t.num_games for t in tasks] == [7, 6] and tasks[0].env_seed != tasks[1].env_seed
+    here = selfplay.merge([selfplay.collect_shard(t) for t in tasks])
+    workers = Workers(2, Stop())
+    try:
+        there = selfplay.merge(workers.map(selfplay.collect_shard, tasks))
+    finally:
+        workers.close()
+    for field in ("obs", "priv", "mask", "action", "logp", "reward", "done"):
+        assert np.array_equal(getattr(here, field), getattr(there, field)), field
+    assert here.hands == 13 and here.done.sum() == 2 * here.pool_hands + 4 * (13 - here.pool_hands)
+
+    (one,) = selfplay.shard_tasks(rules, 13, 1, (3, 0), 1, reward, net, pool)
+    single = selfplay.collect_shard(one)
+    env = VectorEnv(rules, num_envs=13, autoreset_mode="same_step", final_obs=False, copy=False)
+    rng = np.random.default_rng([3, 0])
+    opponents = pool.policies(rules, rng, lambda sd: _load(rules, sd))
+    plain = selfplay.collect(env, [3, 0, 1], net.masked_logits, pool, opponents, 1, rng, reward)
+    assert np.array_equal(single.action, plain.action) and np.array_equal(single.reward, plain.reward)
+
+
+def _load(rules, sd) -> PolicyNet:
+    net = _net(rules)
+    net.load_state_dict(sd)
+    return net.eval()

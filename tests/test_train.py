@@ -122,10 +122,27 @@ def test_a_resume_with_an_overridden_learning_rate_trains_at_that_rate(
 
 
 # ------------------------------------------------------------------ stopping a run
-def _signal_run(args: list[str], signum: int, after: str, delay: float) -> tuple[int, str, float]:
+def _workers_of(pid: int) -> list[int]:
+    """The pool worker processes a run started (not multiprocessing's resource tracker)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            cmd = (stat.parent / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == pid and b"spawn_main" in cmd:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _signal_run(
+    args: list[str], signum: int, after: str, delay: float, workers_only: bool = False
+) -> tuple[int, str, float]:
     """Start a run in its own session, wait for a line containing ``after`` and ``delay``
     seconds more, send ``signum`` to its whole process group (as a terminal's Ctrl-C
-    does) and wait for the run to end: (exit code, output, seconds it took to stop)."""
+    does; ``workers_only``: to its worker processes alone) and wait for the run to end:
+    (exit code, output, seconds it took to stop)."""
     p = _train(args, start_new_session=True)
     lines: queue.Queue[str] = queue.Queue()
 
@@ -142,7 +159,13 @@ def _signal_run(args: list[str], signum: int, after: str, delay: float) -> tuple
             out.append(lines.get(timeout=max(0.1, deadline - time.time())))
             assert out[-1], f"the run ended before {after!r}: {''.join(out)}"
         time.sleep(delay)
-        os.killpg(p.pid, signum)
+        if workers_only:
+            workers = _workers_of(p.pid)
+            assert workers, "the run has no worker processes"
+            for w in workers:
+                os.kill(w, signum)
+        else:
+            os.killpg(p.pid, signum)
         sent = time.time()
         rc = p.wait(timeout=30)
         took = time.time() - sent
@@ -205,6 +228,19 @@ def test_ctrl_c_to_the_group_during_a_rollout_saves_the_last_update_and_resumes_
     assert a["update"] == b["update"] == 1
     for k in a["model"]:
         assert torch.equal(a["model"][k], b["model"][k]), k
+
+
+def test_a_rollout_worker_killed_ends_the_run_with_the_last_update_saved(tmp_path: Path) -> None:
+    """The rollouts' shards play in the worker processes: one killed from outside is
+    noticed within seconds, exit 1 with one line, and the last completed update is
+    saved for --resume."""
+    long_rollout = ["--override", "imitation_hands=8", "--override", "rounds=100000"]
+    args = [*POOL, *long_rollout, "--override", f"runs_dir={tmp_path}"]
+    rc, out, took = _signal_run(args, signal.SIGKILL, "imitation epoch 1/1", 1.0, workers_only=True)
+    assert rc == 1, out
+    assert took < 10, out
+    assert "died" in out and "during the PPO rollout; saved update 0" in out and "Traceback" not in out
+    assert torch.load(_run_dir(tmp_path) / "checkpoint.pt", weights_only=True)["update"] == 0
 
 
 def test_sigterm_during_imitation_stops_within_seconds(tmp_path: Path) -> None:

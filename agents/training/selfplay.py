@@ -18,23 +18,31 @@ last decision and the hand's reward on it: what GAE reads.
 Every game starts a rollout on a fresh hand and finishes it inside the rollout, so no
 trajectory spans two rollouts: a rollout depends only on the env's seed, the pool and
 the generator it is given, and a resumed run repeats it exactly.
+
+A rollout can be split into *shards* (:class:`RolloutTask`, :func:`collect_shard`):
+each plays its own share of the games from seeds of its own, in a worker process or
+in this one, and :func:`merge` joins them. The shards' results depend on their number
+and seeds only, not on where they ran.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 import torch
+from gymnasium.vector import AutoresetMode
 
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.rewards import RewardKind, weighted_side0_reward
+from dehla_env.rules import Rules
 from dehla_env.vector import VectorEnv
 
-from .pool import OpponentPool, ScalarOpponent
+from ..policy import PolicyNet
+from .pool import OpponentPool, ScalarOpponent, StateDict
 
 
 @dataclass
@@ -182,3 +190,110 @@ def collect(
         env_seconds=t_env,
         policy_seconds=t_pol,
     )
+
+
+# ---------------------------------------------------------------------------- shards
+@dataclass(frozen=True)
+class RolloutTask:
+    """One shard of a rollout, everything it needs in a picklable value: the games it
+    plays, its seeds, the policy's weights and the opponent pool's contents."""
+
+    rules: Rules
+    num_games: int
+    env_seed: tuple[int, ...]  # deals the shard's hands (collect's ``seed``)
+    rng_seed: tuple[int, ...]  # seeds the opponents, then draws them and samples moves
+    rounds: int
+    reward: tuple[tuple[RewardKind, float], ...]
+    model_config: dict[str, Any]
+    model: StateDict
+    pool_weights: tuple[tuple[str, float], ...]
+    max_snapshots: int
+    pool_state: dict[str, Any]
+
+
+def shard_tasks(
+    rules: Rules,
+    num_games: int,
+    shards: int,
+    seed: Sequence[int],
+    rounds: int,
+    reward: Mapping[RewardKind, float],
+    policy: PolicyNet,
+    pool: OpponentPool,
+) -> list[RolloutTask]:
+    """The rollout seeded by ``seed`` as ``shards`` tasks of ``num_games / shards`` games
+    (the first ones take the remainder). One shard has the seeds an unsharded rollout
+    of ``seed`` always had; shard ``w`` of several appends ``w`` to them."""
+    base = [num_games // shards + (w < num_games % shards) for w in range(shards)]
+    if min(base) < 1:
+        raise ValueError(f"{num_games} games cannot be split over {shards} shards")
+    model = _numpy(policy.state_dict())
+    state = pool.state()
+    pool_state = {
+        "snapshots": [_numpy(sd) for sd in state["snapshots"]],
+        "imitation": None if state["imitation"] is None else _numpy(state["imitation"]),
+    }
+    tasks = []
+    for w, n in enumerate(base):
+        tail = () if shards == 1 else (w,)
+        tasks.append(
+            RolloutTask(
+                rules=rules,
+                num_games=n,
+                env_seed=(*seed, 1, *tail),
+                rng_seed=(*seed, *tail),
+                rounds=rounds,
+                reward=tuple(reward.items()),
+                model_config=policy.config(),
+                model=model,
+                pool_weights=tuple(pool.weights.items()),
+                max_snapshots=pool.max_snapshots,
+                pool_state=pool_state,
+            )
+        )
+    return tasks
+
+
+def _numpy(sd: StateDict) -> dict[str, np.ndarray]:
+    """Weights as numpy arrays: pickled by value to a worker (torch tensors would go
+    through shared-memory handles, one open file each)."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in sd.items()}
+
+
+_ENVS: dict[tuple[Rules, int], VectorEnv] = {}  # per process: building an env costs more than a hand
+
+
+def collect_shard(task: RolloutTask) -> Rollout:
+    """Play one shard (in a worker process or in this one)."""
+    key = (task.rules, task.num_games)
+    if key not in _ENVS:
+        _ENVS[key] = VectorEnv(
+            task.rules, num_envs=task.num_games, autoreset_mode=AutoresetMode.SAME_STEP, final_obs=False, copy=False
+        )
+
+    def frozen(sd: StateDict) -> PolicyNet:
+        net = PolicyNet(**task.model_config)
+        net.load_state_dict({k: torch.from_numpy(v) for k, v in sd.items()})
+        return net.eval()
+
+    pool = OpponentPool(dict(task.pool_weights), task.max_snapshots)
+    pool.load_state(task.pool_state)
+    rng = np.random.default_rng(list(task.rng_seed))
+    opponents = pool.policies(task.rules, rng, frozen)
+    policy = frozen(task.model)
+    with torch.no_grad():
+        return collect(
+            _ENVS[key], list(task.env_seed), policy.masked_logits, pool, opponents, task.rounds, rng, dict(task.reward)
+        )
+
+
+def merge(parts: Sequence[Rollout]) -> Rollout:
+    """The shards' rollouts as one: trajectories stay whole (each shard's are), counts
+    and seconds add up (seconds: of all processes together)."""
+    if len(parts) == 1:
+        return parts[0]
+    out: dict[str, Any] = {}
+    for f in fields(Rollout):
+        values = [getattr(p, f.name) for p in parts]
+        out[f.name] = np.concatenate(values) if isinstance(values[0], np.ndarray) else sum(values)
+    return Rollout(**out)

@@ -1,7 +1,7 @@
 """A persistent pool of worker processes that a stop request can interrupt: the
 imitation warm start records the teacher's hands with it (the teacher is a scalar,
-view-based bot, so its games spread over processes; PPO's rollouts run on the batched
-engine in the learner's process and need none)."""
+view-based bot, so its games spread over processes), and PPO's rollouts play their
+shards in it (:func:`agents.training.selfplay.collect_shard`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from .runs import Stop, WorkerDied
 
 
 def _worker_exit(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: a second one would interrupt the exit itself
     raise SystemExit(128 + signum)
 
 
@@ -27,6 +28,9 @@ def _worker_init() -> None:
     worker killed while it waits under that lock makes ``Pool.terminate`` hang."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _worker_exit)
+    import torch  # the workers share the cores: one torch thread each
+
+    torch.set_num_threads(1)
 
 
 class Workers:
