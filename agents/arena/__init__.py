@@ -59,7 +59,7 @@ one match, one duplicate deal), :mod:`.results` (records, figures, tables),
 from __future__ import annotations
 
 from .cli import build_parser, main, split_agents
-from .deals import agent_seed, deal_dealer, deal_deck, match_deck, seat_specs
+from .deals import FixedDeals, agent_seed, chance_rng, deal_dealer, deal_deck, match_deck, seat_specs
 from .play import MATCH_HAND_CAP, MODES, DealRecord, HandOutcome, Task, play_deal, play_hand
 from .plot import plot_ladder
 from .results import DuelResult, RoundRobinResult, duel_ratings, points_matter
@@ -70,11 +70,13 @@ __all__ = [
     "MODES",
     "DealRecord",
     "DuelResult",
+    "FixedDeals",
     "HandOutcome",
     "RoundRobinResult",
     "Task",
     "agent_seed",
     "build_parser",
+    "chance_rng",
     "check_duel",
     "check_round_robin",
     "deal_dealer",

@@ -3,9 +3,15 @@ seeds of the agents, all pure functions of ``(seed, deal index, seat)``.
 
 Nothing here depends on how deals are split between worker processes; that is what
 makes a result the same with one worker or sixteen (see the package docstring).
+
+A :class:`FixedDeals` replaces the generated cards, dealers and R1.4 draws by explicit
+ones (the benchmark's shipped deal sets, :mod:`agents.bench.deals`): the same deals
+then whatever numpy's generators do in a later version.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,9 +25,36 @@ MATCH_DECK = 3  # match mode: deck of hand k
 MATCH_DRAW = 4  # match mode: R1.4 draw of hand k
 
 
-def deal_deck(rules: Rules, seed: int, index: int) -> list[int]:
+@dataclass(frozen=True, eq=False)
+class FixedDeals:
+    """Deals ``0..n-1`` given explicitly: per deal the deck (card ids in dealing order),
+    the dealer and the seed of its chance generator (the R1.4 draw)."""
+
+    decks: np.ndarray  # (n, cards) integer card ids
+    dealers: np.ndarray  # (n,)
+    chance: np.ndarray  # (n,) seeds
+
+    def __post_init__(self) -> None:
+        n = len(self.decks)
+        if self.decks.ndim != 2 or len(self.dealers) != n or len(self.chance) != n:
+            raise ValueError("fixed deals: decks (n, cards), dealers (n,) and chance seeds (n,) must agree")
+
+    def __len__(self) -> int:
+        return len(self.decks)
+
+
+def deal_deck(rules: Rules, seed: int, index: int, fixed: FixedDeals | None = None) -> list[int]:
     """Deck of deal ``index`` (card ids in dealing order, three packs with six players)."""
+    if fixed is not None:
+        return [int(c) for c in fixed.decks[index]]
     return shuffled_deck(np.random.default_rng([seed, index]), rules.packs)
+
+
+def chance_rng(seed: int, index: int, fixed: FixedDeals | None = None) -> np.random.Generator:
+    """The chance generator of a one-hand game of deal ``index`` (both games of the deal)."""
+    if fixed is not None:
+        return np.random.default_rng(int(fixed.chance[index]))
+    return np.random.default_rng([seed, index, CHANCE])
 
 
 def match_deck(rules: Rules, seed: int, index: int, k: int) -> list[int]:
@@ -29,8 +62,10 @@ def match_deck(rules: Rules, seed: int, index: int, k: int) -> list[int]:
     return shuffled_deck(np.random.default_rng([seed, index, MATCH_DECK, k]), rules.packs)
 
 
-def deal_dealer(rules: Rules, index: int) -> int:
+def deal_dealer(rules: Rules, index: int, fixed: FixedDeals | None = None) -> int:
     """The dealer of deal ``index``: the seats take turns, so no side always deals."""
+    if fixed is not None:
+        return int(fixed.dealers[index])
     return index % rules.players
 
 

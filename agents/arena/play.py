@@ -21,7 +21,7 @@ from dehla_env.view import PlayerView, view_of
 
 from ..base import Agent
 from ..registry import make_agent
-from .deals import CHANCE, MATCH_DRAW, agent_seed, deal_dealer, deal_deck, match_deck, seat_specs
+from .deals import MATCH_DRAW, FixedDeals, agent_seed, chance_rng, deal_dealer, deal_deck, match_deck, seat_specs
 
 MODES = ("hand", "match")
 MATCH_HAND_CAP = 1000  # a match with no max_hands stops here (a draw)
@@ -82,7 +82,9 @@ class _MatchPlayed:
     decisions: int
 
 
-def _play_match(rules: Rules, first_dealer: int, seats: Sequence[Agent], seed: int, index: int) -> _MatchPlayed:
+def _play_match(
+    rules: Rules, first_dealer: int, seats: Sequence[Agent], seed: int, index: int, fixed: FixedDeals | None
+) -> _MatchPlayed:
     """A whole match with per-hand deck and draw streams, so both games of a deal see the
     same decks in the same order however long each game's match runs."""
     match = MatchState(rules, first_dealer)
@@ -95,7 +97,8 @@ def _play_match(rules: Rules, first_dealer: int, seats: Sequence[Agent], seed: i
             if match.hand.phase == Phase.DRAW:
                 match.sample_chance(np.random.default_rng([seed, index, MATCH_DRAW, dealt - 1]))
             else:
-                match.apply_deal(deal_deck(rules, seed, index) if dealt == 0 else match_deck(rules, seed, index, dealt))
+                deck = deal_deck(rules, seed, index, fixed) if dealt == 0 else match_deck(rules, seed, index, dealt)
+                match.apply_deal(deck)
                 dealt += 1
             continue
         seat = match.current_player()
@@ -151,6 +154,7 @@ class Task:
     start: int
     stop: int
     key: Any = None  # which duel of a round robin
+    fixed: FixedDeals | None = None  # explicit deals (a benchmark's set) instead of generated ones
 
 
 @dataclass(frozen=True)
@@ -180,8 +184,8 @@ def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
     """Play deal ``index`` both ways round."""
     rules = task.rules
     clock = {} if clock is None else clock
-    dealer = deal_dealer(rules, index)
-    deck = deal_deck(rules, task.seed, index) if task.mode == "hand" else None
+    dealer = deal_dealer(rules, index, task.fixed)
+    deck = deal_deck(rules, task.seed, index, task.fixed) if task.mode == "hand" else None
     hands = 0
     a_hands = 0.0
     tens_diff = points_diff = kots_a = kots_b = decisions = 0
@@ -196,7 +200,7 @@ def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
         ]
         if task.mode == "hand":
             assert deck is not None
-            chance = np.random.default_rng([task.seed, index, CHANCE])
+            chance = chance_rng(task.seed, index, task.fixed)
             out = play_hand(rules, deck, dealer, seats, chance)
             share = _share(out.winner, a)
             hands += 1
@@ -208,7 +212,7 @@ def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
             kots_b += out.kot == b
             decisions += out.decisions
         else:
-            m = _play_match(rules, dealer, seats, task.seed, index)
+            m = _play_match(rules, dealer, seats, task.seed, index, task.fixed)
             won = sum(_share(w, a) for w in m.hand_winners)
             n = len(m.hand_winners)
             hands += n

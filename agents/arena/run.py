@@ -15,6 +15,7 @@ from dehla_env.rules import Rules
 
 from ..registry import make_agent
 from ..stats import fit_ratings
+from .deals import FixedDeals
 from .play import MODES, Task
 from .pool import chunks, execute, resolve_workers
 from .results import DuelResult, RoundRobinResult
@@ -26,9 +27,11 @@ def _check_specs(rules: Rules, specs: Sequence[str | None]) -> None:
             make_agent(spec, rules, 0)  # raises ValueError for an unknown spec or an unusable checkpoint
 
 
-def _check_run(deals: int, seed: int, mode: str) -> None:
+def _check_run(deals: int, seed: int, mode: str, fixed: FixedDeals | None = None) -> None:
     if deals < 1:
         raise ValueError(f"deals must be at least 1, not {deals}")
+    if fixed is not None and deals > len(fixed):
+        raise ValueError(f"the deal set holds {len(fixed)} deals, not {deals}")
     if seed < 0:
         raise ValueError(f"seed must be non-negative, not {seed}")
     if mode not in MODES:
@@ -44,15 +47,18 @@ def check_duel(
     mode: str = "hand",
     partner_a: str | None = None,
     partner_b: str | None = None,
+    fixed: FixedDeals | None = None,
 ) -> None:
     """``ValueError`` if :func:`run_duel` with these arguments could not run."""
-    _check_run(deals, seed, mode)
+    _check_run(deals, seed, mode, fixed)
     _check_specs(rules, [spec_a, spec_b, partner_a, partner_b])
 
 
-def check_round_robin(rules: Rules, agents: Sequence[str], deals: int, seed: int, mode: str = "hand") -> None:
+def check_round_robin(
+    rules: Rules, agents: Sequence[str], deals: int, seed: int, mode: str = "hand", fixed: FixedDeals | None = None
+) -> None:
     """``ValueError`` if :func:`run_round_robin` with these arguments could not run."""
-    _check_run(deals, seed, mode)
+    _check_run(deals, seed, mode, fixed)
     agents = list(agents)
     if len(agents) < 2:
         raise ValueError("a round robin needs at least two agents")
@@ -72,11 +78,22 @@ def run_duel(
     partner_a: str | None = None,
     partner_b: str | None = None,
     progress: bool = False,
+    fixed: FixedDeals | None = None,
+    start: int = 0,
 ) -> DuelResult:
-    """A plays B on ``deals`` duplicate deals (see the package docstring)."""
-    check_duel(rules, spec_a, spec_b, deals, seed, mode, partner_a, partner_b)
+    """A plays B on ``deals`` duplicate deals (see the package docstring): deals
+    ``start .. start + deals - 1`` (a later block of a longer duel plays exactly what
+    the longer duel would); ``fixed``: those deals of a given set instead of the deals
+    generated from ``seed`` (which still seeds the agents and, in match mode, the later
+    hands)."""
+    if start < 0 or deals < 1:
+        raise ValueError(f"a duel plays at least 1 deal from a start >= 0, not {deals} from {start}")
+    check_duel(rules, spec_a, spec_b, start + deals, seed, mode, partner_a, partner_b, fixed)
     n = resolve_workers(workers)
-    tasks = [Task(rules, spec_a, spec_b, partner_a, partner_b, seed, mode, s, e) for s, e in chunks(deals, n)]
+    tasks = [
+        Task(rules, spec_a, spec_b, partner_a, partner_b, seed, mode, start + s, start + e, fixed=fixed)
+        for s, e in chunks(deals, n)
+    ]
     t = time.perf_counter()
     records, clock, _ = execute(tasks, n, progress)[None]
     return DuelResult(
@@ -93,14 +110,15 @@ def run_round_robin(
     mode: str = "hand",
     n_boot: int = 200,
     progress: bool = False,
+    fixed: FixedDeals | None = None,
 ) -> RoundRobinResult:
     """Every pair of ``agents`` plays a duel on the same duplicate deals; ratings from all."""
-    check_round_robin(rules, agents, deals, seed, mode)
+    check_round_robin(rules, agents, deals, seed, mode, fixed)
     agents = list(agents)
     n = resolve_workers(workers)
     pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
     tasks = [
-        Task(rules, agents[i], agents[j], None, None, seed, mode, s, e, key=(i, j))
+        Task(rules, agents[i], agents[j], None, None, seed, mode, s, e, key=(i, j), fixed=fixed)
         for (i, j) in pairs
         for s, e in chunks(deals, n)
     ]

@@ -1,0 +1,216 @@
+"""The command line, ``python -m agents.bench`` (see the package docstring).
+
+Bad input is one line on stderr and exit status 2 before any deal is played; Ctrl-C
+stops the workers and exits with status 130 (with ``--results FILE``, a rerun of the
+same command continues from the blocks already finished).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from typing import Any
+
+from dehla_env.rules import PRESETS as RULESETS
+from dehla_env.rules import make_rules, parse_option_pairs
+
+from ..arena import DealRecord
+from ..arena.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, BadInput, _at_least, _Parser, _workers, split_agents
+from ..arena.play import MODES
+from ..arena.plot import plot_ladder, require_matplotlib
+from ..arena.run import check_duel
+from ..stats import Ratings
+from . import deals as deal_sets
+from .crossplay import crossplay
+from .ladder import compute_ladder, place, publish, published, references
+from .runner import Bench, Store, pair_scores
+from .sprt import SPRT
+
+PROG = "python -m agents.bench"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog=PROG,
+        description="The benchmark: fixed deal sets, a reference ladder, sequential tests and cross-play.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "without --agent/--crossplay/--compute-ladder: print the published reference ladder\n"
+            "  --agent SPEC                 place SPEC on the ladder (duplicate play against every reference)\n"
+            "  --agent A --vs B --sprt      does A beat B by at least --delta? stops as soon as it is decided\n"
+            "  --crossplay A,B,...          each agent as lead with each as partner, against --opponent\n"
+            "  --compute-ladder [--write]   the references' round robin (maintainers)"
+        ),
+    )
+    p.add_argument("--rules", default="dehla", choices=RULESETS)
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rules option")
+    p.add_argument("--agent", metavar="SPEC", help="the agent to place on the ladder (or A of --sprt)")
+    p.add_argument("--vs", metavar="SPEC", help="--sprt: the agent A is tested against")
+    p.add_argument("--sprt", action="store_true", help="sequential test of A against --vs")
+    p.add_argument("--delta", type=float, default=0.02, help="--sprt: the edge in pair score claimed (H1)")
+    p.add_argument("--alpha", type=float, default=0.05, help="--sprt: chance of claiming an edge that is not there")
+    p.add_argument("--beta", type=float, default=0.05, help="--sprt: chance of missing an edge of delta")
+    p.add_argument("--crossplay", metavar="A,B,...", help="the cross-play table of these agents")
+    p.add_argument("--opponent", default="hard", metavar="SPEC", help="--crossplay: the opposing pair's agent")
+    p.add_argument("--compute-ladder", action="store_true", help="play the references' round robin")
+    p.add_argument("--write", action="store_true", help="--compute-ladder: publish the result in the package")
+    p.add_argument("--deals", type=_at_least(1), default=None, help="first N deals of the set (default per task)")
+    p.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match")
+    p.add_argument("--workers", type=_at_least(1), default=None, help="processes (default: all cores)")
+    p.add_argument("--results", metavar="FILE", help="save finished blocks here; a rerun continues from them")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the ladder (or the cross-play table)")
+    p.add_argument("--json", action="store_true", help="print one JSON record as the last line")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    return p
+
+
+#: deals played by default: a placement and a cross-play cell, a ladder pair, an SPRT's cap
+DEFAULT_DEALS = {"place": 1000, "crossplay": 500, "ladder": 500, "sprt": deal_sets.DEALS_PER_SET}
+
+
+def _say(line: str) -> None:
+    print(f"{PROG}: {' '.join(line.split())}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return EXIT_INTERRUPTED
+
+
+def _task(a: argparse.Namespace) -> str:
+    if sum([a.agent is not None and not a.sprt, a.sprt, a.crossplay is not None, a.compute_ladder]) > 1:
+        raise BadInput("choose one of --agent, --sprt, --crossplay, --compute-ladder")
+    if a.sprt:
+        if a.agent is None or a.vs is None:
+            raise BadInput("--sprt needs --agent A and --vs B")
+        return "sprt"
+    if a.vs is not None:
+        raise BadInput("--vs belongs to --sprt")
+    if a.write and not a.compute_ladder:
+        raise BadInput("--write belongs to --compute-ladder")
+    if a.crossplay is not None:
+        return "crossplay"
+    if a.compute_ladder:
+        return "ladder"
+    return "place" if a.agent is not None else "show"
+
+
+def _main(argv: list[str]) -> int:
+    try:
+        a = build_parser().parse_args(argv)
+        task = _task(a)
+        rules = make_rules(a.rules, parse_option_pairs(a.option))
+        preset = deal_sets.preset_for(rules)
+        ds = deal_sets.load(preset)
+        deals = a.deals if a.deals is not None else DEFAULT_DEALS.get(task, 0)
+        if task != "show" and deals > len(ds):
+            raise BadInput(f"--deals {deals}: the {preset.name} set holds {len(ds)} deals")
+        sprt = SPRT(a.delta, a.alpha, a.beta) if task == "sprt" else None
+        specs: list[str] = []
+        if task == "place":
+            specs = [a.agent]
+        elif task == "sprt":
+            specs = [a.agent, a.vs]
+        elif task == "crossplay":
+            specs = [*split_agents(a.crossplay), a.opponent]
+        elif task == "ladder":
+            specs = references(preset)
+        for spec in specs:
+            check_duel(rules, spec, spec, 1, ds.seed, a.mode)
+        if task == "place":
+            published(preset, a.mode)  # a ladder to place on
+        if a.plot:
+            require_matplotlib()
+        workers = _workers(a.workers)
+    except (BadInput, ValueError, ModuleNotFoundError) as e:
+        _say(f"error: {e}")
+        return EXIT_BAD_INPUT
+
+    bench = Bench(ds, a.mode, workers, Store(a.results))
+    record: dict[str, Any] = {"version": ds.version, "preset": preset.name, "mode": a.mode, "task": task}
+    ratings: Ratings | None = None
+    if task == "show":
+        ladder = published(preset, a.mode) if _has_ladder(preset, a.mode) else None
+        if ladder is None:
+            _say(f"error: no published {a.mode} ladder for {preset.name} (see --compute-ladder)")
+            return EXIT_BAD_INPUT
+        text, ratings = ladder.table(), ladder.ratings
+        record.update(ladder.as_dict())
+    else:
+        if task == "place":
+            total = deals * len(published(preset, a.mode).ratings.names)
+        elif task == "crossplay":
+            total = deals * (len(specs) - 1) ** 2
+        elif task == "ladder":
+            total = deals * len(specs) * (len(specs) - 1) // 2
+        else:
+            total = deals
+        if not a.quiet:
+            bench.start_progress(total)
+        try:
+            if task == "place":
+                placement = place(bench, a.agent, deals)
+                text, ratings = placement.table(), _with(placement.ladder.ratings, a.agent, placement.rating)
+                record.update(placement.as_dict())
+            elif task == "sprt":
+                assert sprt is not None
+                duel = bench.duel(a.agent, a.vs, deals, enough=lambda recs: _decided(sprt, recs, a.mode))
+                state = sprt.first_decision(pair_scores(duel.records, a.mode))
+                text = f"{a.agent} vs {a.vs} on {preset.name} ({ds.version}): {state.summary()}"
+                record.update(
+                    agent=a.agent, vs=a.vs, delta=a.delta, alpha=a.alpha, beta=a.beta,
+                    decision=state.decision, pairs=state.n, llr=state.llr, mean=state.mean,
+                )  # fmt: skip
+            elif task == "crossplay":
+                table = crossplay(bench, specs[:-1], deals, a.opponent)
+                text = table.table()
+                record.update(table.as_dict())
+            else:
+                command = f"{PROG} {shlex.join(argv)}".replace(" --write", "")
+                ladder, _ = compute_ladder(bench, deals, command)
+                text, ratings = ladder.table(), ladder.ratings
+                record.update(ladder.as_dict())
+                if a.write:
+                    publish(ladder)
+        finally:
+            bench.stop_progress()
+    print(text, flush=True)
+    if a.json:
+        print(json.dumps(record), flush=True)
+    if a.plot:
+        try:
+            if ratings is None:
+                raise ValueError("this task draws no ladder")
+            plot_ladder(ratings, a.plot, title=f"{preset.name} ({ds.version}, mode {a.mode})")
+        except (OSError, ValueError) as e:
+            _say(f"error: --plot {a.plot}: the results are above, the picture was not written: {e}")
+            return EXIT_BAD_INPUT
+    return 0
+
+
+def _has_ladder(preset: deal_sets.Preset, mode: str) -> bool:
+    try:
+        published(preset, mode)
+    except ValueError:
+        return False
+    return True
+
+
+def _decided(sprt: SPRT, records: list[DealRecord], mode: str) -> bool:
+    return sprt.first_decision(pair_scores(records, mode)).decision is not None
+
+
+def _with(ladder: Ratings, spec: str, rating: Any) -> Ratings:
+    """The ladder with a placed agent added (for the picture)."""
+    return Ratings(
+        (*ladder.names, spec),
+        (*ladder.elo, rating.value),
+        (*ladder.low, rating.low),
+        (*ladder.high, rating.high),
+        ladder.n_boot,
+    )

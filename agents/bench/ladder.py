@@ -1,0 +1,193 @@
+"""The reference ladder of each preset, and placing a new agent on it.
+
+The references span the range a new bot lands in: ``random``, ``easy``, ``medium``,
+``hard``, a sampling search (:data:`SEARCH_REFERENCE`: a fixed number of worlds and no
+time budget, so its play does not depend on the machine's speed) and the preset's
+shipped policy. Their ratings were fitted once (a round robin on the preset's deal
+set: :func:`compute_ladder`) and are published in ``data/ladder.json`` with the
+benchmark version, the deals and the command that produced them; ``random`` is
+anchored at 0.
+
+Placing an agent (:func:`place`) plays it against every reference on the first
+``deals`` deals of the set and fits its rating with the references' published ratings
+held fixed (:func:`agents.bench.ratings.place_on_ladder`), so a new agent's rating is
+on the published scale and comparable with every other agent placed on it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..arena import DuelResult
+from ..stats import Estimate, Ratings, fit_ratings
+from .deals import DATA, Preset
+from .ratings import place_on_ladder
+from .runner import Bench
+
+SEARCH_REFERENCE = "search:k=16,depth=4"
+LADDER_FILE = DATA / "ladder.json"
+ANCHOR = "random"
+
+
+def references(preset: Preset) -> list[str]:
+    return ["random", "easy", "medium", "hard", SEARCH_REFERENCE, f"policy:{preset.name}"]
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """A preset's published reference ratings (Elo scale, ``random`` at 0)."""
+
+    preset: str
+    version: str
+    mode: str
+    deals: int
+    ratings: Ratings
+    command: str
+
+    def rating(self, spec: str) -> float:
+        return self.ratings.elo[self.ratings.names.index(spec)]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "mode": self.mode,
+            "deals": self.deals,
+            "ratings": self.ratings.as_dict(),
+            "command": self.command,
+        }
+
+    def table(self) -> str:
+        head = (
+            f"reference ladder of {self.preset} ({self.version}, mode {self.mode}): round robin on the first "
+            f"{self.deals} deals of the set, Bradley-Terry on the Elo scale, {ANCHOR} at 0, 95% bootstrap intervals"
+        )
+        return f"{head}\n{markdown(self.ratings)}\nreproduce: {self.command}"
+
+
+def markdown(ratings: Ratings) -> str:
+    rows = [
+        f"| {rank} | `{ratings.names[i]}` | {ratings.elo[i]:+.0f} | [{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}] |"
+        for rank, i in enumerate(ratings.order(), 1)
+    ]
+    return "\n".join(["| # | agent | rating | 95% interval |", "|--:|:--|--:|--:|", *rows])
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    return dict(json.loads(path.read_text()))
+
+
+def published(preset: Preset, mode: str = "hand", path: Path | None = None) -> Ladder:
+    """The published ladder of ``preset`` in ``mode`` (from ``path``, default :data:`LADDER_FILE`)."""
+    path = LADDER_FILE if path is None else path
+    entry = _read(path).get(preset.name, {}).get(mode)
+    if entry is None:
+        raise ValueError(
+            f"no published {mode} ladder for {preset.name} in {path}; compute one with "
+            f"python -m agents.bench --rules {preset.rules_name}"
+            + "".join(f" --option {k}={v}" for k, v in preset.options)
+            + f" --mode {mode} --compute-ladder --write"
+        )
+    names = tuple(entry["ratings"])
+    r = entry["ratings"]
+    ratings = Ratings(
+        names,
+        tuple(float(r[n]["rating"]) for n in names),
+        tuple(float(r[n]["low"]) for n in names),
+        tuple(float(r[n]["high"]) for n in names),
+        n_boot=0,
+    )
+    return Ladder(preset.name, str(entry["version"]), mode, int(entry["deals"]), ratings, str(entry["command"]))
+
+
+def publish(ladder: Ladder, path: Path | None = None) -> None:
+    path = LADDER_FILE if path is None else path
+    data = _read(path)
+    data.setdefault(ladder.preset, {})[ladder.mode] = ladder.as_dict()
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def compute_ladder(bench: Bench, deals: int, command: str, n_boot: int = 200) -> tuple[Ladder, dict]:
+    """The references' round robin on the first ``deals`` deals, fitted and anchored."""
+    preset = bench.deals.preset
+    refs = references(preset)
+    duels: dict[tuple[int, int], DuelResult] = {}
+    for i in range(len(refs)):
+        for j in range(i + 1, len(refs)):
+            duels[(i, j)] = bench.duel(refs[i], refs[j], deals)
+    fitted = fit_ratings(refs, {p: d.rating_data() for p, d in duels.items()}, n_boot=n_boot, seed=bench.deals.seed)
+    shift = fitted.elo[refs.index(ANCHOR)]
+    ratings = Ratings(
+        fitted.names,
+        tuple(x - shift for x in fitted.elo),
+        tuple(x - shift for x in fitted.low),
+        tuple(x - shift for x in fitted.high),
+        fitted.n_boot,
+    )
+    return Ladder(preset.name, bench.deals.version, bench.mode, deals, ratings, command), duels
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A new agent's duels against the references and its rating on the ladder."""
+
+    spec: str
+    ladder: Ladder
+    duels: dict[str, DuelResult]
+    rating: Estimate
+
+    def as_dict(self) -> dict[str, Any]:
+        per_ref = {}
+        for ref, d in self.duels.items():
+            wr = d.win_rate
+            item = {"reference_rating": self.ladder.rating(ref), "win_rate": wr.value, "ci": [wr.low, wr.high]}
+            mw = d.match_win_rate
+            if mw is not None:
+                item.update(match_win_rate=mw.value, match_ci=[mw.low, mw.high])
+            per_ref[ref] = item
+        deals = next(iter(self.duels.values())).deals
+        return {
+            "version": self.ladder.version,
+            "preset": self.ladder.preset,
+            "mode": self.ladder.mode,
+            "agent": self.spec,
+            "deals": deals,
+            "rating": self.rating.value,
+            "rating_ci": [self.rating.low, self.rating.high],
+            "references": per_ref,
+        }
+
+    def table(self) -> str:
+        match = self.ladder.mode == "match"
+        head = "| reference | its rating | hand win rate | 95% interval |" + (
+            " match win rate | 95% interval |" if match else ""
+        )
+        lines = [head, "|:--|--:|--:|--:|" + ("--:|--:|" if match else "")]
+        for ref, d in sorted(self.duels.items(), key=lambda kv: self.ladder.rating(kv[0])):
+            wr = d.win_rate
+            row = f"| `{ref}` | {self.ladder.rating(ref):+.0f} | {wr.value:.3f} | [{wr.low:.3f}, {wr.high:.3f}] |"
+            mw = d.match_win_rate
+            if mw is not None:
+                row += f" {mw.value:.3f} | [{mw.low:.3f}, {mw.high:.3f}] |"
+            lines.append(row)
+        deals = next(iter(self.duels.values())).deals
+        r = self.rating
+        return (
+            f"`{self.spec}` on the {self.ladder.preset} ladder ({self.ladder.version}, mode {self.ladder.mode}, "
+            f"{deals} deals x 2 against each reference)\n"
+            + "\n".join(lines)
+            + f"\n\nrating {r.value:+.0f} [{r.low:+.0f}, {r.high:+.0f}] (Elo scale, {ANCHOR} at 0)"
+        )
+
+
+def place(bench: Bench, spec: str, deals: int, n_boot: int = 200) -> Placement:
+    ladder = published(bench.deals.preset, bench.mode)
+    duels = {ref: bench.duel(spec, ref, deals) for ref in ladder.ratings.names}
+    results = {ref: d.rating_data() for ref, d in duels.items()}
+    ref_ratings = {ref: ladder.rating(ref) for ref in duels}
+    rating = place_on_ladder(ref_ratings, results, n_boot=n_boot, seed=bench.deals.seed)
+    return Placement(spec, ladder, duels, rating)
