@@ -488,3 +488,24 @@ def test_format_table():
     lines = text.splitlines()
     assert lines[0].startswith("name") and set(lines[1]) <= {"-", " "}
     assert lines[2].endswith("1.5") and lines[3].startswith("bbb")
+
+
+@pytest.mark.parametrize("rules_name", ["dehla", "court-piece", "coat-pees"])
+def test_the_per_seat_and_role_breakdown_partitions_the_hands(rules_name: str) -> None:
+    """Where the dealer's left leads (R1.2, R3), A's side leads the first trick in
+    exactly one game of each deal (the dealer is the same in both); trump makers and
+    defenders split the hands where someone made trump (with bidding, R4.2, every
+    hand: the contract's side, the bidder leading); the parts recombine to the win rate."""
+    from agents.arena import run_duel
+
+    d = run_duel(make_rules(rules_name), "hard", "easy", 24, 5)
+    if rules_name != "coat-pees":
+        assert all(r.lead_hands == 1 for r in d.records)
+    assert all(r.make_hands + r.defend_hands <= r.hands for r in d.records)
+    won = sum(r.a_hands for r in d.records)
+    assert sum(r.lead_won for r in d.records) + sum(r.a_hands - r.lead_won for r in d.records) == won
+    parts = d.breakdown()
+    seats = [v for k, v in parts.items() if k.startswith("A on seats")]
+    assert (seats[0].value + seats[1].value) / 2 == pytest.approx(d.win_rate.value)
+    if rules_name == "coat-pees":  # with bidding the contract's side made trump in every hand
+        assert all(r.make_hands + r.defend_hands == r.hands for r in d.records)

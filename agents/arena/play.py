@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from dehla_env.engine import DRAWN, MatchState, Phase
+from dehla_env.engine import DRAWN, NOBODY, MatchState, Phase
 from dehla_env.rules import Rules
 from dehla_env.view import PlayerView, view_of
 
@@ -40,6 +40,16 @@ class HandOutcome:
     points: tuple[int, int]  # points gained in this hand (court-piece, coat-pees, points modes)
     kot: int | None
     decisions: int
+    leader: int = 0  # side that led the first trick
+    maker: int | None = None  # side that made trump (the bidder's, with bidding); None: nobody did
+
+
+def _roles(first_lead: int | None, match: MatchState) -> tuple[int, int | None]:
+    """(side that led the first trick, side that made trump or None) of the hand just
+    completed: the seats' roles in it, for the per-role breakdowns."""
+    hand = match.hand
+    maker = hand.contract[0] if hand.contract is not None else hand.trump_maker  # R4.2: all-pass too
+    return (0 if first_lead is None else first_lead % 2), (None if maker == NOBODY else maker % 2)
 
 
 def play_hand(
@@ -51,15 +61,19 @@ def play_hand(
     match.apply_deal(deck)
     decisions = 0
     hand = match.hand
+    first_lead: int | None = None
     while not hand.complete:
         if match.is_chance():
             match.sample_chance(rng)
             continue
         seat = hand.to_act
+        if first_lead is None and hand.phase == Phase.PLAY:
+            first_lead = seat
         action = seats[seat].act(view_of(match, seat))
         match.apply_action(action)
         decisions += 1
     summary = match.summaries[-1]
+    leader, maker = _roles(first_lead, match)
     return HandOutcome(
         winner=summary.hand_winner,
         tens=(hand.tens[0], hand.tens[1]),
@@ -67,6 +81,8 @@ def play_hand(
         points=(summary.points[0], summary.points[1]),
         kot=summary.kot,
         decisions=decisions,
+        leader=leader,
+        maker=maker,
     )
 
 
@@ -80,6 +96,7 @@ class _MatchPlayed:
     points: tuple[int, ...]
     tens: tuple[int, int]  # summed over the match's hands
     decisions: int
+    roles: tuple[tuple[int, int | None], ...]  # per hand: (side that led first, side that made trump)
 
 
 def _play_match(
@@ -92,6 +109,8 @@ def _play_match(
     decisions = 0
     tens = [0, 0]
     dealt = 0
+    roles: list[tuple[int, int | None]] = []
+    first_lead: int | None = None
     while not match.is_terminal() and match.hands_completed < cap:
         if match.is_chance():
             if match.hand.phase == Phase.DRAW:
@@ -100,13 +119,17 @@ def _play_match(
                 deck = deal_deck(rules, seed, index, fixed) if dealt == 0 else match_deck(rules, seed, index, dealt)
                 match.apply_deal(deck)
                 dealt += 1
+                first_lead = None
             continue
         seat = match.current_player()
+        if first_lead is None and match.hand.phase == Phase.PLAY:
+            first_lead = seat
         match.apply_action(seats[seat].act(view_of(match, seat)))
         decisions += 1
         if match.hand.complete:
             tens[0] += match.hand.tens[0]
             tens[1] += match.hand.tens[1]
+            roles.append(_roles(first_lead, match))
     return _MatchPlayed(
         winner=match.winner,
         hand_winners=tuple(s.hand_winner for s in match.summaries),
@@ -114,6 +137,7 @@ def _play_match(
         points=tuple(match.points),
         tens=(tens[0], tens[1]),
         decisions=decisions,
+        roles=tuple(roles),
     )
 
 
@@ -171,6 +195,13 @@ class DealRecord:
     a_matches: float  # match mode: matches won by A of the two (draw: half); hand mode: 0
     decisions: int
     game_scores: tuple[float, float]  # A's share of the hands won in game 0 and game 1
+    # per role of A's side, hands held and A's score in them (no winner: half)
+    lead_hands: int = 0  # A's side led the first trick
+    lead_won: float = 0.0
+    make_hands: int = 0  # A's side made trump (with bidding: won the contract)
+    make_won: float = 0.0
+    defend_hands: int = 0  # B's side made trump
+    defend_won: float = 0.0
 
 
 def _share(winner: int | str | None, a_side: int) -> float:
@@ -191,6 +222,17 @@ def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
     tens_diff = points_diff = kots_a = kots_b = decisions = 0
     a_matches = 0.0
     game_scores = []
+    roles = [0, 0.0, 0, 0.0, 0, 0.0]  # lead_hands, lead_won, make_hands, make_won, defend_hands, defend_won
+
+    def tally(a_side: int, leader: int, maker: int | None, share: float) -> None:
+        if leader == a_side:
+            roles[0] += 1
+            roles[1] += share
+        if maker is not None:
+            k = 2 if maker == a_side else 4
+            roles[k] += 1
+            roles[k + 1] += share
+
     for game in (0, 1):
         a, b = game, 1 - game  # A's side, B's side
         specs = seat_specs(rules.players, game, task.spec_a, task.spec_b, task.partner_a, task.partner_b)
@@ -203,6 +245,7 @@ def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
             chance = chance_rng(task.seed, index, task.fixed)
             out = play_hand(rules, deck, dealer, seats, chance)
             share = _share(out.winner, a)
+            tally(a, out.leader, out.maker, share)
             hands += 1
             a_hands += share
             game_scores.append(share)
@@ -214,6 +257,8 @@ def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
         else:
             m = _play_match(rules, dealer, seats, task.seed, index, task.fixed)
             won = sum(_share(w, a) for w in m.hand_winners)
+            for w, (leader, maker) in zip(m.hand_winners, m.roles, strict=True):
+                tally(a, leader, maker, _share(w, a))
             n = len(m.hand_winners)
             hands += n
             a_hands += won
@@ -235,6 +280,12 @@ def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
         a_matches=a_matches,
         decisions=decisions,
         game_scores=(game_scores[0], game_scores[1]),
+        lead_hands=int(roles[0]),
+        lead_won=float(roles[1]),
+        make_hands=int(roles[2]),
+        make_won=float(roles[3]),
+        defend_hands=int(roles[4]),
+        defend_won=float(roles[5]),
     )
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from dehla_env.rules import Rules
 
-from ..stats import Estimate, Ratings, bootstrap_ci, fit_ratings, format_table, ratio_ci
+from ..stats import Estimate, Ratings, bootstrap_ci, fit_ratings, format_table, mean_ci, ratio_ci
 from .play import Clock, DealRecord
 from .plot import plot_ladder
 
@@ -86,6 +86,33 @@ class DuelResult:
     @property
     def decisions(self) -> int:
         return int(sum(r.decisions for r in self.records))
+
+    def breakdown(self) -> dict[str, Estimate]:
+        """A's share of hands won per seating and per role of its side, with 95%
+        intervals over deals: A on the even seats (game 0) or the odd ones (game 1);
+        A's side leading the first trick or not; A's side making trump (the bidder's
+        side, with bidding) or defending, where anyone made trump."""
+        if not self.records:
+            return {}
+        g = np.array([r.game_scores for r in self.records], dtype=float)
+        hands, won = self._arr("hands"), self._arr("a_hands")
+        lead, lead_won = self._arr("lead_hands"), self._arr("lead_won")
+        players = self.rules.players
+        out = {
+            f"A on seats {', '.join(map(str, range(0, players, 2)))}": mean_ci(g[:, 0]),
+            f"A on seats {', '.join(map(str, range(1, players, 2)))}": mean_ci(g[:, 1]),
+            "A's side led first": ratio_ci(lead_won, lead),
+            "B's side led first": ratio_ci(won - lead_won, hands - lead),
+        }
+        make = self._arr("make_hands")
+        if make.sum() > 0:
+            out["A's side made trump"] = ratio_ci(self._arr("make_won"), make)
+            out["B's side made trump"] = ratio_ci(self._arr("defend_won"), self._arr("defend_hands"))
+        return out
+
+    def breakdown_table(self) -> str:
+        rows = [[name, f"{e.value:.3f}", f"[{e.low:.3f}, {e.high:.3f}]"] for name, e in self.breakdown().items()]
+        return format_table(["A's share of hands won", "value", "95% interval"], rows, align="lrr")
 
     def speeds(self) -> dict[str, float]:
         """Decisions per second inside ``act``, per spec."""

@@ -148,6 +148,7 @@ class Placement:
             mw = d.match_win_rate
             if mw is not None:
                 item.update(match_win_rate=mw.value, match_ci=[mw.low, mw.high])
+            item["breakdown"] = {k: [e.value, e.low, e.high] for k, e in d.breakdown().items()}
             per_ref[ref] = item
         deals = next(iter(self.duels.values())).deals
         return {
@@ -175,6 +176,16 @@ class Placement:
                 row += f" {mw.value:.3f} | [{mw.low:.3f}, {mw.high:.3f}] |"
             lines.append(row)
         deals = next(iter(self.duels.values())).deals
+        refs = sorted(self.duels, key=self.ladder.rating)
+        parts = {ref: self.duels[ref].breakdown() for ref in refs}
+        rows = list(parts[refs[0]])
+        lines += ["", "per seat and role (share of hands won by the agent):", ""]
+        lines.append("| | " + " | ".join(f"`{ref}`" for ref in refs) + " |")
+        lines.append("|:--|" + "--:|" * len(refs))
+        for row in rows:
+            cells = [f"{parts[ref][row].value:.3f}" if row in parts[ref] else "" for ref in refs]
+            label = row.replace("A's", "agent's").replace("A on", "agent on").replace("B's", "reference's")
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
         r = self.rating
         return (
             f"`{self.spec}` on the {self.ladder.preset} ladder ({self.ladder.version}, mode {self.ladder.mode}, "
