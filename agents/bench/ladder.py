@@ -111,10 +111,16 @@ def publish(ladder: Ladder, path: Path | None = None) -> None:
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
-def compute_ladder(bench: Bench, deals: int, command: str, n_boot: int = 200) -> tuple[Ladder, dict]:
-    """The references' round robin on the first ``deals`` deals, fitted and anchored."""
+def compute_ladder(
+    bench: Bench, deals: int, command: str, n_boot: int = 200, refs: list[str] | None = None
+) -> tuple[Ladder, dict[tuple[int, int], DuelResult]]:
+    """The references' round robin on the first ``deals`` deals, fitted and anchored
+    (``refs``: a ladder of one's own instead of :func:`references`; it must hold
+    ``random``, the anchor). Returns the ladder and the round robin's duels."""
     preset = bench.deals.preset
-    refs = references(preset)
+    refs = references(preset) if refs is None else list(refs)
+    if ANCHOR not in refs:
+        raise ValueError(f"a ladder is anchored at {ANCHOR!r}, which {refs} lacks")
     duels: dict[tuple[int, int], DuelResult] = {}
     for i in range(len(refs)):
         for j in range(i + 1, len(refs)):
@@ -195,8 +201,10 @@ class Placement:
         )
 
 
-def place(bench: Bench, spec: str, deals: int, n_boot: int = 200) -> Placement:
-    ladder = published(bench.deals.preset, bench.mode)
+def place(bench: Bench, spec: str, deals: int, n_boot: int = 200, ladder: Ladder | None = None) -> Placement:
+    """``spec`` against every reference of ``ladder`` (default: the published one) on
+    the first ``deals`` deals, and its rating with the references' held fixed."""
+    ladder = published(bench.deals.preset, bench.mode) if ladder is None else ladder
     duels = {ref: bench.duel(spec, ref, deals) for ref in ladder.ratings.names}
     results = {ref: d.rating_data() for ref, d in duels.items()}
     ref_ratings = {ref: ladder.rating(ref) for ref in duels}
