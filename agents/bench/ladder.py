@@ -27,7 +27,7 @@ from .deals import DATA, Preset
 from .ratings import place_on_ladder
 from .runner import Bench
 
-SEARCH_REFERENCE = "search:k=16,depth=4"
+SEARCH_REFERENCE = "search:k=8,depth=3"
 LADDER_FILE = DATA / "ladder.json"
 ANCHOR = "random"
 
