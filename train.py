@@ -62,6 +62,7 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
 from agents.arena import run_duel
+from agents.cluster import BACKENDS, RayCluster
 from agents.export import play_checkpoint
 from agents.policy import CheckpointError, PolicyNet, ValueNet, read_checkpoint
 from agents.registry import make_agent
@@ -164,6 +165,10 @@ class Args:
     """save the checkpoint every this many updates"""
     torch_threads: int = 2
     """torch threads"""
+    backend: str = "local"
+    """where the workers' tasks run: local processes, or ray (Ray tasks; the same results)"""
+    ray_address: str | None = None
+    """backend ray: a running cluster to join (HOST:PORT or auto; default: start a local Ray)"""
 
 
 def load_args(config: str | Path | None, overrides: list[str]) -> Args:
@@ -236,6 +241,20 @@ def evaluate(state: dict[str, Any], rules: Rules, opponent: str, deals: int, see
     return run_duel(rules, f"policy:{path}", opponent, deals, seed, workers=1).win_rate
 
 
+def connect(a: Args) -> RayCluster | None:
+    """The Ray cluster of ``backend: ray`` (``None`` for local processes)."""
+    if a.backend not in BACKENDS:
+        raise SetupError(f"setting backend: one of {', '.join(BACKENDS)}, not {a.backend!r}")
+    if a.backend == "local":
+        return None
+    try:
+        return RayCluster(a.ray_address, max(1, a.num_workers))
+    except ModuleNotFoundError as e:
+        raise SetupError(str(e)) from None
+    except Exception as e:  # ray.init: ConnectionError, ValueError, RuntimeError ...
+        raise SetupError(f"setting ray_address: cannot reach Ray at {a.ray_address or 'a local start'}: {e}") from None
+
+
 def check_setup(a: Args, rules: Rules, warm_start: bool) -> None:
     """Every spec and weight the run will use, checked here so a mistake is one line."""
     try:
@@ -285,6 +304,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             raise SetupError(f"--resume: {e}") from None
     imitation_done = a.imitation_hands == 0 if ckpt is None else bool(ckpt.get("imitation_done"))
     check_setup(a, rules, not imitation_done)
+    cluster = connect(a)
 
     # seeding and the networks
     torch.set_num_threads(a.torch_threads)
@@ -359,7 +379,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     # the workers: they record the teacher's hands, then play the rollouts' shards
     weights = reward_weights(a.reward, rules)
     stop = Stop()
-    workers = Workers(a.num_workers, stop)
+    workers = Workers(a.num_workers, stop, cluster)
     old_handlers = {s: signal.signal(s, stop.handler) for s in (signal.SIGINT, signal.SIGTERM)}
     t_start = time.time() - elapsed
     phase, before = "imitation warm start", {}

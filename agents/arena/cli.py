@@ -19,6 +19,7 @@ from typing import NoReturn
 
 from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs
 
+from ..cluster import BACKENDS, RayCluster
 from ..registry import spec_help
 from .play import MODES
 from .plot import plot_ladder, require_matplotlib
@@ -75,12 +76,38 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--deals", type=_at_least(1), default=1000, help="duplicate deals (each played twice)")
     parser.add_argument("--seed", type=_at_least(0), default=0)
     parser.add_argument("--workers", type=_at_least(1), default=None, help="processes (default: all cores)")
+    add_backend_arguments(parser)
     parser.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match")
     parser.add_argument("--bootstrap", type=_at_least(1), default=200, metavar="N", help="rating bootstrap resamples")
     parser.add_argument("--plot", metavar="FILE.png", help="draw the ladder (ratings with 95%% intervals)")
     parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     return parser
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend", choices=BACKENDS, default="local", help="local processes, or Ray tasks (the same results)"
+    )
+    parser.add_argument(
+        "--address", metavar="HOST:PORT", help="--backend ray: a running cluster to join (default: a local Ray)"
+    )
+
+
+def connect(args: argparse.Namespace, workers: int | None) -> RayCluster | None:
+    """The Ray cluster that ``--backend ray`` asks for (``--workers``: the CPUs of a
+    local one), or ``None``; a missing extra or an unreachable cluster is
+    :class:`BadInput`."""
+    if args.backend != "ray":
+        if args.address is not None:
+            raise BadInput("--address belongs to --backend ray")
+        return None
+    try:
+        return RayCluster(args.address, workers)
+    except ModuleNotFoundError:
+        raise
+    except Exception as e:  # ray.init: ConnectionError, ValueError, RuntimeError ...
+        raise BadInput(f"--backend ray: cannot reach Ray at {args.address or 'a local start'}: {e}") from None
 
 
 def split_agents(text: str) -> list[str]:
@@ -149,6 +176,7 @@ def _main(argv: list[str] | None) -> int:
             check_duel(rules, args.a, args.b, args.deals, args.seed, args.mode, args.partner_a, args.partner_b)
         if args.plot:
             require_matplotlib()
+        cluster = connect(args, workers)
     except (BadInput, ValueError, ModuleNotFoundError) as e:  # RulesError and CheckpointError are ValueErrors
         return _fail(e)
 
@@ -156,11 +184,29 @@ def _main(argv: list[str] | None) -> int:
     progress = not args.quiet
     if agents is not None:
         result = run_round_robin(
-            rules, agents, args.deals, args.seed, workers, args.mode, n_boot=args.bootstrap, progress=progress
+            rules,
+            agents,
+            args.deals,
+            args.seed,
+            workers,
+            args.mode,
+            n_boot=args.bootstrap,
+            progress=progress,
+            cluster=cluster,
         )
     else:
         result = run_duel(
-            rules, args.a, args.b, args.deals, args.seed, workers, args.mode, args.partner_a, args.partner_b, progress
+            rules,
+            args.a,
+            args.b,
+            args.deals,
+            args.seed,
+            workers,
+            args.mode,
+            args.partner_a,
+            args.partner_b,
+            progress,
+            cluster=cluster,
         )
     print(json.dumps(result.as_dict()) if args.json else result.table(), flush=True)
     if args.plot:

@@ -16,9 +16,12 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from .play import Clock, DealRecord, Task, run_chunk
+
+if TYPE_CHECKING:
+    from ..cluster import RayCluster
 
 #: per task key: the duel's records (sorted by deal), its clock, and the chunks' summed wall time
 Collected = dict[Any, tuple[list[DealRecord], Clock, float]]
@@ -106,9 +109,10 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         p.join(timeout=5)
 
 
-def execute(tasks: Sequence[Task], workers: int, progress: bool) -> Collected:
-    """Run every chunk; results per task key, records sorted by deal. Any exception,
-    KeyboardInterrupt included, stops the workers before it propagates."""
+def execute(tasks: Sequence[Task], workers: int, progress: bool, cluster: RayCluster | None = None) -> Collected:
+    """Run every chunk (in ``workers`` local processes, or as Ray tasks on ``cluster``);
+    results per task key, records sorted by deal. Any exception, KeyboardInterrupt
+    included, stops the workers before it propagates."""
     bar = make_progress(sum(t.stop - t.start for t in tasks)) if progress else None
     out: Collected = {}
 
@@ -124,7 +128,9 @@ def execute(tasks: Sequence[Task], workers: int, progress: bool) -> Collected:
             bar.update(len(records))
 
     try:
-        if workers <= 1:
+        if cluster is not None:
+            cluster.map(run_chunk, tasks, on_result=lambda _, result: collect(*result))
+        elif workers <= 1:
             for task in tasks:
                 collect(*run_chunk(task))
         else:

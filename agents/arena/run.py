@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from dehla_env.rules import Rules
 
@@ -19,6 +20,9 @@ from .deals import FixedDeals
 from .play import MODES, Task
 from .pool import chunks, execute, resolve_workers
 from .results import DuelResult, RoundRobinResult
+
+if TYPE_CHECKING:
+    from ..cluster import RayCluster
 
 
 def _check_specs(rules: Rules, specs: Sequence[str | None]) -> None:
@@ -80,22 +84,23 @@ def run_duel(
     progress: bool = False,
     fixed: FixedDeals | None = None,
     start: int = 0,
+    cluster: RayCluster | None = None,
 ) -> DuelResult:
     """A plays B on ``deals`` duplicate deals (see the package docstring): deals
     ``start .. start + deals - 1`` (a later block of a longer duel plays exactly what
     the longer duel would); ``fixed``: those deals of a given set instead of the deals
     generated from ``seed`` (which still seeds the agents and, in match mode, the later
-    hands)."""
+    hands). ``cluster``: play the chunks as Ray tasks there (the same records)."""
     if start < 0 or deals < 1:
         raise ValueError(f"a duel plays at least 1 deal from a start >= 0, not {deals} from {start}")
     check_duel(rules, spec_a, spec_b, start + deals, seed, mode, partner_a, partner_b, fixed)
-    n = resolve_workers(workers)
+    n = resolve_workers(workers) if cluster is None else cluster.cpus
     tasks = [
         Task(rules, spec_a, spec_b, partner_a, partner_b, seed, mode, start + s, start + e, fixed=fixed)
         for s, e in chunks(deals, n)
     ]
     t = time.perf_counter()
-    records, clock, _ = execute(tasks, n, progress)[None]
+    records, clock, _ = execute(tasks, n, progress, cluster)[None]
     return DuelResult(
         rules, spec_a, spec_b, seed, mode, partner_a, partner_b, records, time.perf_counter() - t, clock, n
     )
@@ -111,11 +116,12 @@ def run_round_robin(
     n_boot: int = 200,
     progress: bool = False,
     fixed: FixedDeals | None = None,
+    cluster: RayCluster | None = None,
 ) -> RoundRobinResult:
     """Every pair of ``agents`` plays a duel on the same duplicate deals; ratings from all."""
     check_round_robin(rules, agents, deals, seed, mode, fixed)
     agents = list(agents)
-    n = resolve_workers(workers)
+    n = resolve_workers(workers) if cluster is None else cluster.cpus
     pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
     tasks = [
         Task(rules, agents[i], agents[j], None, None, seed, mode, s, e, key=(i, j), fixed=fixed)
@@ -123,7 +129,7 @@ def run_round_robin(
         for s, e in chunks(deals, n)
     ]
     t = time.perf_counter()
-    results = execute(tasks, n, progress)
+    results = execute(tasks, n, progress, cluster)
     seconds = time.perf_counter() - t
     duels = {}
     for i, j in pairs:

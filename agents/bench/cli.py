@@ -17,7 +17,17 @@ from dehla_env.rules import PRESETS as RULESETS
 from dehla_env.rules import make_rules, parse_option_pairs
 
 from ..arena import DealRecord
-from ..arena.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, BadInput, _at_least, _Parser, _workers, split_agents
+from ..arena.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    BadInput,
+    _at_least,
+    _Parser,
+    _workers,
+    add_backend_arguments,
+    connect,
+    split_agents,
+)
 from ..arena.play import MODES
 from ..arena.plot import plot_ladder, require_matplotlib
 from ..arena.run import check_duel
@@ -59,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deals", type=_at_least(1), default=None, help="first N deals of the set (default per task)")
     p.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match")
     p.add_argument("--workers", type=_at_least(1), default=None, help="processes (default: all cores)")
+    add_backend_arguments(p)
     p.add_argument("--results", metavar="FILE", help="save finished blocks here; a rerun continues from them")
     p.add_argument("--plot", metavar="FILE.png", help="draw the ladder (or the cross-play table)")
     p.add_argument("--json", action="store_true", help="print one JSON record as the last line")
@@ -127,11 +138,12 @@ def _main(argv: list[str]) -> int:
         if a.plot:
             require_matplotlib()
         workers = _workers(a.workers)
+        cluster = connect(a, workers)
     except (BadInput, ValueError, ModuleNotFoundError) as e:
         _say(f"error: {e}")
         return EXIT_BAD_INPUT
 
-    bench = Bench(ds, a.mode, workers, Store(a.results))
+    bench = Bench(ds, a.mode, workers, Store(a.results), cluster=cluster)
     record: dict[str, Any] = {"version": ds.version, "preset": preset.name, "mode": a.mode, "task": task}
     ratings: Ratings | None = None
     if task == "show":

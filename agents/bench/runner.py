@@ -21,11 +21,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..arena import DealRecord, DuelResult, run_duel
 from ..arena.pool import Progress, make_progress
 from .deals import DealSet
+
+if TYPE_CHECKING:
+    from ..cluster import RayCluster
 
 #: deals per block: a saved unit of work and the step of a sequential test
 BLOCK = 100
@@ -69,6 +72,7 @@ class Bench:
     workers: int | None = 1
     store: Store = dataclasses.field(default_factory=Store)
     progress: Progress | None = None
+    cluster: RayCluster | None = None  # play the blocks' chunks as Ray tasks there
 
     @property
     def rules(self) -> Any:
@@ -116,6 +120,7 @@ class Bench:
                     partner_b,
                     fixed=self.deals.deals,
                     start=start,
+                    cluster=self.cluster,
                 )
                 block = r.records
                 for spec, (s, k) in r.clock.items():

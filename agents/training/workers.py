@@ -1,7 +1,9 @@
 """A persistent pool of worker processes that a stop request can interrupt: the
 imitation warm start records the teacher's hands with it (the teacher is a scalar,
 view-based bot, so its games spread over processes), and PPO's rollouts play their
-shards in it (:func:`agents.training.selfplay.collect_shard`)."""
+shards in it (:func:`agents.training.selfplay.collect_shard`). On a Ray cluster
+(:class:`agents.cluster.RayCluster`) the same tasks run as Ray tasks instead: a task
+whose worker died is run again by Ray, and its result is the same."""
 
 from __future__ import annotations
 
@@ -10,9 +12,12 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .runs import Stop, WorkerDied
+
+if TYPE_CHECKING:
+    from ..cluster import RayCluster
 
 
 def _worker_exit(signum: int, frame: Any) -> None:
@@ -40,11 +45,12 @@ class Workers:
     :meth:`map` waits in short steps, so that it notices a stop request (and a worker
     killed from outside) within a fraction of a second."""
 
-    def __init__(self, n: int, stop: Stop) -> None:
+    def __init__(self, n: int, stop: Stop, cluster: RayCluster | None = None) -> None:
         self.n = n
         self.stop = stop
+        self.cluster = cluster
         self.pool: Any = None
-        if n > 0:
+        if n > 0 and cluster is None:
             # The workers start with SIGINT ignored (an ignored signal stays ignored across
             # exec), not only from _worker_init on: a Ctrl-C while they import is harmless.
             # Blocked meanwhile, a SIGINT for the parent waits for its handler.
@@ -57,6 +63,8 @@ class Workers:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def map(self, fn: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
+        if self.cluster is not None:
+            return self.cluster.map(fn, tasks, check=self.stop.check)
         if self.pool is None:
             with self.stop.abortable():
                 return [fn(t) for t in tasks]
