@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -150,7 +151,9 @@ def test_a_two_node_cluster_runs_the_arena_and_training_from_the_command_line(tm
     local results."""
     port = _free_port()
     address = f"127.0.0.1:{port}"
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    # token authentication on every node and client, as Ray recommends for any cluster
+    token = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", **token}
     ray_cli = str(Path(sys.executable).with_name("ray"))
     start = [ray_cli, "start", "--num-cpus", "1", "--disable-usage-stats"]
     try:
@@ -172,7 +175,12 @@ def test_a_two_node_cluster_runs_the_arena_and_training_from_the_command_line(tm
         arena += ["--json", "--quiet"]
         local = subprocess.run(arena, cwd=ROOT, capture_output=True, text=True, timeout=600)
         remote = subprocess.run(
-            [*arena, "--backend", "ray", "--address", address], cwd=ROOT, capture_output=True, text=True, timeout=600
+            [*arena, "--backend", "ray", "--address", address],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=env,
         )
         assert local.returncode == 0 and remote.returncode == 0, remote.stderr
         a, b = json.loads(local.stdout.splitlines()[-1]), json.loads(remote.stdout.splitlines()[-1])
