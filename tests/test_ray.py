@@ -88,6 +88,46 @@ def test_a_killed_worker_is_replaced_and_its_deals_played_again(cluster: RayClus
     assert remote.records == local.records
 
 
+def test_a_killed_rollout_worker_is_replaced_and_its_shard_collected_again(cluster: RayCluster) -> None:
+    """The trainer's shards on Ray: one whose worker is killed is collected again by
+    Ray, and the merged rollout is the local one."""
+    import numpy as np
+    import torch
+
+    from agents.policy import PolicyNet
+    from agents.training import selfplay
+    from agents.training.pool import OpponentPool
+    from dehla_env.encoding import observation_size
+    from dehla_env.rewards import reward_weights
+
+    rules = make_rules("dehla")
+    torch.manual_seed(0)
+    net = PolicyNet(observation_size(rules), (32,)).eval()
+    pool = OpponentPool({"self": 0.5, "hard": 0.5})
+    tasks = selfplay.shard_tasks(rules, 64, 2, (9, 0), 3, reward_weights({"win": 1.0}, rules), net, pool)
+    local = selfplay.merge([selfplay.collect_shard(t) for t in tasks])
+    killed: list[int] = []
+
+    def kill_one() -> None:
+        deadline = time.time() + 60
+        while time.time() < deadline and not killed:
+            pids = _ray_workers_running("collect_shard")
+            if pids:
+                time.sleep(0.5)  # inside the shard, not at its start
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    remote = selfplay.merge(cluster.map(selfplay.collect_shard, tasks))
+    killer.join()
+    assert killed, "no Ray worker was seen collecting a shard"
+    for field in ("obs", "action", "logp", "reward", "done"):
+        assert np.array_equal(getattr(local, field), getattr(remote, field)), field
+    assert remote.hands == local.hands == 64 * 3
+
+
 def _train(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "train.py", "--config", "configs/quick.yaml", *args],

@@ -264,7 +264,8 @@ _ENVS: dict[tuple[Rules, int], VectorEnv] = {}  # per process: building an env c
 
 
 def collect_shard(task: RolloutTask) -> Rollout:
-    """Play one shard (in a worker process or in this one)."""
+    """Play one shard (in a worker process, a Ray worker or this process: the same
+    result)."""
     key = (task.rules, task.num_games)
     if key not in _ENVS:
         _ENVS[key] = VectorEnv(
@@ -281,10 +282,18 @@ def collect_shard(task: RolloutTask) -> Rollout:
     rng = np.random.default_rng(list(task.rng_seed))
     opponents = pool.policies(task.rules, rng, frozen)
     policy = frozen(task.model)
-    with torch.no_grad():
-        return collect(
-            _ENVS[key], list(task.env_seed), policy.masked_logits, pool, opponents, task.rounds, rng, dict(task.reward)
-        )
+    # one torch thread wherever the shard runs: a matmul's sums are ordered by its
+    # threads, and the log-probabilities (and, rarely, a sampled move) with them
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with torch.no_grad():
+            return collect(
+                _ENVS[key], list(task.env_seed), policy.masked_logits, pool, opponents, task.rounds, rng,
+                dict(task.reward),
+            )  # fmt: skip
+    finally:
+        torch.set_num_threads(threads)
 
 
 def merge(parts: Sequence[Rollout]) -> Rollout:
