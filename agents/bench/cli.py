@@ -99,11 +99,15 @@ def _task(a: argparse.Namespace) -> str:
     if a.sprt:
         if a.agent is None or a.vs is None:
             raise BadInput("--sprt needs --agent A and --vs B")
+        if a.plot:
+            raise BadInput("--plot draws a ladder: alone, with --agent or with --compute-ladder")
         return "sprt"
     if a.vs is not None:
         raise BadInput("--vs belongs to --sprt")
     if a.write and not a.compute_ladder:
         raise BadInput("--write belongs to --compute-ladder")
+    if a.plot and a.crossplay is not None:
+        raise BadInput("--plot draws a ladder: alone, with --agent or with --compute-ladder")
     if a.crossplay is not None:
         return "crossplay"
     if a.compute_ladder:
@@ -134,7 +138,7 @@ def _main(argv: list[str]) -> int:
         for spec in specs:
             check_duel(rules, spec, spec, 1, ds.seed, a.mode)
         if task == "place":
-            published(preset, a.mode)  # a ladder to place on
+            published(preset, a.mode).check_policies()  # a ladder to place on, fitted with these policies
         if a.plot:
             require_matplotlib()
         workers = _workers(a.workers)
@@ -196,8 +200,7 @@ def _main(argv: list[str]) -> int:
         print(json.dumps(record), flush=True)
     if a.plot:
         try:
-            if ratings is None:
-                raise ValueError("this task draws no ladder")
+            assert ratings is not None  # --plot is refused for the tasks without a ladder
             plot_ladder(ratings, a.plot, title=f"{preset.name} ({ds.version}, mode {a.mode})")
         except (OSError, ValueError) as e:
             _say(f"error: --plot {a.plot}: the results are above, the picture was not written: {e}")

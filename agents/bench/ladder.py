@@ -3,7 +3,7 @@
 The references span the range a new bot lands in: ``random``, ``easy``, ``medium``,
 ``hard``, a sampling search (:data:`SEARCH_REFERENCE`: a fixed number of worlds and no
 time budget, so its play does not depend on the machine's speed) and the preset's
-shipped policy. Their ratings were fitted once (a round robin on the preset's deal
+shipped policy where one is shipped. Their ratings were fitted once (a round robin on the preset's deal
 set: :func:`compute_ladder`) and are published in ``data/ladder.json`` with the
 benchmark version, the deals and the command that produced them; ``random`` is
 anchored at 0.
@@ -16,12 +16,14 @@ on the published scale and comparable with every other agent placed on it.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..arena import DuelResult
+from ..registry import SHIPPED_POLICIES
 from ..stats import Estimate, Ratings, fit_ratings
 from .deals import DATA, Preset
 from .ratings import place_on_ladder
@@ -33,7 +35,11 @@ ANCHOR = "random"
 
 
 def references(preset: Preset) -> list[str]:
-    return ["random", "easy", "medium", "hard", SEARCH_REFERENCE, f"policy:{preset.name}"]
+    """The preset's references: the shipped policy of its name where one is shipped."""
+    refs = ["random", "easy", "medium", "hard", SEARCH_REFERENCE]
+    if (SHIPPED_POLICIES / f"{preset.name}.pt").exists():
+        refs.append(f"policy:{preset.name}")
+    return refs
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,7 @@ class Ladder:
     deals: int
     ratings: Ratings
     command: str
+    policies: dict[str, str] = field(default_factory=dict)  # policy reference -> sha256 of its file
 
     def rating(self, spec: str) -> float:
         return self.ratings.elo[self.ratings.names.index(spec)]
@@ -57,7 +64,18 @@ class Ladder:
             "deals": self.deals,
             "ratings": self.ratings.as_dict(),
             "command": self.command,
+            "policies": self.policies,
         }
+
+    def check_policies(self) -> None:
+        """``ValueError`` if a policy reference's file is not the one the ladder was
+        fitted with (a retrained shipped policy needs a refitted ladder)."""
+        for spec, digest in self.policies.items():
+            if policy_digest(spec) != digest:
+                raise ValueError(
+                    f"the {self.preset} ladder was fitted with another {spec} than the one installed; "
+                    f"refit it: {self.command} --write"
+                )
 
     def table(self) -> str:
         head = (
@@ -65,6 +83,12 @@ class Ladder:
             f"{self.deals} deals of the set, Bradley-Terry on the Elo scale, {ANCHOR} at 0, 95% bootstrap intervals"
         )
         return f"{head}\n{markdown(self.ratings)}\nreproduce: {self.command}"
+
+
+def policy_digest(spec: str) -> str:
+    """The sha256 of the shipped file behind ``policy:NAME``."""
+    name = spec.split(":", 1)[1]
+    return hashlib.sha256((SHIPPED_POLICIES / f"{name}.pt").read_bytes()).hexdigest()
 
 
 def markdown(ratings: Ratings) -> str:
@@ -101,7 +125,15 @@ def published(preset: Preset, mode: str = "hand", path: Path | None = None) -> L
         tuple(float(r[n]["high"]) for n in names),
         n_boot=0,
     )
-    return Ladder(preset.name, str(entry["version"]), mode, int(entry["deals"]), ratings, str(entry["command"]))
+    return Ladder(
+        preset.name,
+        str(entry["version"]),
+        mode,
+        int(entry["deals"]),
+        ratings,
+        str(entry["command"]),
+        dict(entry.get("policies", {})),
+    )
 
 
 def publish(ladder: Ladder, path: Path | None = None) -> None:
@@ -134,7 +166,8 @@ def compute_ladder(
         tuple(x - shift for x in fitted.high),
         fitted.n_boot,
     )
-    return Ladder(preset.name, bench.deals.version, bench.mode, deals, ratings, command), duels
+    policies = {spec: policy_digest(spec) for spec in refs if spec.startswith("policy:")}
+    return Ladder(preset.name, bench.deals.version, bench.mode, deals, ratings, command, policies), duels
 
 
 @dataclass(frozen=True)
@@ -205,6 +238,7 @@ def place(bench: Bench, spec: str, deals: int, n_boot: int = 200, ladder: Ladder
     """``spec`` against every reference of ``ladder`` (default: the published one) on
     the first ``deals`` deals, and its rating with the references' held fixed."""
     ladder = published(bench.deals.preset, bench.mode) if ladder is None else ladder
+    ladder.check_policies()
     duels = {ref: bench.duel(spec, ref, deals) for ref in ladder.ratings.names}
     results = {ref: d.rating_data() for ref, d in duels.items()}
     ref_ratings = {ref: ladder.rating(ref) for ref in duels}
