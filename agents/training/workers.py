@@ -7,6 +7,7 @@ whose worker died is run again by Ray, and its result is the same."""
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing as mp
 import signal
 import threading
@@ -36,6 +37,9 @@ def _worker_init() -> None:
     import torch  # the workers share the cores: one torch thread each
 
     torch.set_num_threads(1)
+    # a worker already on its way out (the pool told it to end) ignores the SIGTERM of
+    # Pool.terminate: raised inside an exit handler it only printed a traceback
+    atexit.register(signal.signal, signal.SIGTERM, signal.SIG_IGN)
 
 
 class Workers:
