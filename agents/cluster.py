@@ -18,6 +18,7 @@ starts with the requested number of CPUs.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -39,6 +40,18 @@ def require_ray() -> ModuleType:
     return ray
 
 
+def _reachable(address: str) -> None:
+    """``ConnectionError`` at once if nothing listens at ``HOST:PORT`` (``ray.init``
+    waits minutes for an unreachable head before it gives up)."""
+    host, sep, port = address.rpartition(":")
+    if address == "auto" or not sep or not port.isdigit():
+        return  # ray.init resolves "auto" and says what is wrong with anything else
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as e:
+        raise ConnectionError(f"nothing answers at {address} ({e.strerror or e})") from None
+
+
 @dataclass
 class RayCluster:
     """A connection to Ray and a way to run ``fn`` over tasks on it.
@@ -56,6 +69,7 @@ class RayCluster:
         self.ray = require_ray()
         if not self.ray.is_initialized():
             if self.address:
+                _reachable(self.address)
                 self.ray.init(address=self.address, log_to_driver=False)
             else:
                 self.ray.init(num_cpus=self.num_cpus, include_dashboard=False, log_to_driver=False)

@@ -245,3 +245,11 @@ def test_a_two_node_cluster_runs_the_arena_and_training_from_the_command_line(tm
         _same(_weights(tmp_path / "local"), _weights(tmp_path / "cluster"))
     finally:
         subprocess.run([ray_cli, "stop", "--force"], capture_output=True, env=env, timeout=120)
+
+
+def test_an_unreachable_cluster_is_one_line_and_exit_2() -> None:
+    port = _free_port()  # nothing listens there
+    arena = [sys.executable, "-m", "agents.arena", "--deals", "2", "--backend", "ray", "--address", f"127.0.0.1:{port}"]
+    out = subprocess.run(arena, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "nothing answers" in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
