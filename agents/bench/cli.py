@@ -137,8 +137,10 @@ def _main(argv: list[str]) -> int:
             specs = references(preset)
         for spec in specs:
             check_duel(rules, spec, spec, 1, ds.seed, a.mode)
+        shown = published(preset, a.mode) if task in ("show", "place") else None
         if task == "place":
-            published(preset, a.mode).check_policies()  # a ladder to place on, fitted with these policies
+            assert shown is not None
+            shown.check_policies()  # a ladder to place on, fitted with the policies installed
         if a.plot:
             require_matplotlib()
         workers = _workers(a.workers)
@@ -151,15 +153,13 @@ def _main(argv: list[str]) -> int:
     record: dict[str, Any] = {"version": ds.version, "preset": preset.name, "mode": a.mode, "task": task}
     ratings: Ratings | None = None
     if task == "show":
-        ladder = published(preset, a.mode) if _has_ladder(preset, a.mode) else None
-        if ladder is None:
-            _say(f"error: no published {a.mode} ladder for {preset.name} (see --compute-ladder)")
-            return EXIT_BAD_INPUT
-        text, ratings = ladder.table(), ladder.ratings
-        record.update(ladder.as_dict())
+        assert shown is not None
+        text, ratings = shown.table(), shown.ratings
+        record.update(shown.as_dict())
     else:
         if task == "place":
-            total = deals * len(published(preset, a.mode).ratings.names)
+            assert shown is not None
+            total = deals * len(shown.ratings.names)
         elif task == "crossplay":
             total = deals * (len(specs) - 1) ** 2
         elif task == "ladder":
@@ -170,7 +170,7 @@ def _main(argv: list[str]) -> int:
             bench.start_progress(total)
         try:
             if task == "place":
-                placement = place(bench, a.agent, deals)
+                placement = place(bench, a.agent, deals, ladder=shown)
                 text, ratings = placement.table(), _with(placement.ladder.ratings, a.agent, placement.rating)
                 record.update(placement.as_dict())
             elif task == "sprt":
@@ -206,14 +206,6 @@ def _main(argv: list[str]) -> int:
             _say(f"error: --plot {a.plot}: the results are above, the picture was not written: {e}")
             return EXIT_BAD_INPUT
     return 0
-
-
-def _has_ladder(preset: deal_sets.Preset, mode: str) -> bool:
-    try:
-        published(preset, mode)
-    except ValueError:
-        return False
-    return True
 
 
 def _decided(sprt: SPRT, records: list[DealRecord], mode: str) -> bool:
