@@ -187,7 +187,7 @@ def _main(argv: list[str]) -> int:
                 text = table.table()
                 record.update(table.as_dict())
             else:
-                command = f"{PROG} {shlex.join(argv)}".replace(" --write", "")
+                command = f"{PROG} {shlex.join(_reproducing(argv))}"
                 ladder, _ = compute_ladder(bench, deals, command)
                 text, ratings = ladder.table(), ladder.ratings
                 record.update(ladder.as_dict())
@@ -206,6 +206,23 @@ def _main(argv: list[str]) -> int:
             _say(f"error: --plot {a.plot}: the results are above, the picture was not written: {e}")
             return EXIT_BAD_INPUT
     return 0
+
+
+def _reproducing(argv: list[str]) -> list[str]:
+    """The arguments that decide a ladder's figures: without where it ran, how it
+    showed progress or saved partial results, and whether it was published."""
+    skip_value = {"--workers", "--backend", "--address", "--results", "--plot"}
+    out, i = [], 0
+    while i < len(argv):
+        arg = argv[i]
+        name = arg.split("=", 1)[0]
+        if name in skip_value:
+            i += 1 if "=" in arg else 2
+            continue
+        if arg not in ("--write", "--json", "--quiet"):
+            out.append(arg)
+        i += 1
+    return out
 
 
 def _decided(sprt: SPRT, records: list[DealRecord], mode: str) -> bool:
