@@ -74,14 +74,15 @@ def main() -> None:
     setup = f"{a.num_games} games x {a.rounds} hands per update, {cli.updates} updates"
     print(f"ruleset {a.rules} {a.rule_options or ''}; {setup}; opponents {a.opponents}")
     print(f"{'where the time goes':28s}{'seconds':>10s}{'share':>8s}")
-    rows = [
-        ("rollout: env and opponents", per["env"]),
-        ("rollout: policy forward", per["policy_forward"]),
-        ("rollout: other", per["rollout"] - per["env"] - per["policy_forward"]),
-        ("PPO update", per["update"]),
-    ]
+    shards = max(1, a.num_workers)
+    rows = [(f"rollout ({shards} shards)", per["rollout"]), ("PPO update", per["update"])]
     for name, sec in rows:
         print(f"{name:28s}{sec:10.2f}{sec / total:8.1%}")
+    inside = per["env"] + per["policy_forward"]  # summed over the shards, which run side by side
+    print(
+        f"inside the shards: env and opponents {per['env'] / inside:.0%}, "
+        f"policy forward {per['policy_forward'] / inside:.0%} ({inside:.2f} s of shard time)"
+    )
     print(f"rollout decisions/s   {decisions / per['rollout']:12,.0f}")
     print(f"training decisions/s  {train_rate:12,.0f}  (rollout + update)")
     print(f"raw_env decisions/s   {raw:12,.0f}  (random legal play, observation every step, same process)")
