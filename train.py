@@ -13,7 +13,9 @@ update a rollout, GAE, the PPO update, logging, evaluation and a checkpoint.
    worker processes; the policy is fitted to its moves and the critic to the results
    (:mod:`agents.training.imitation`).
 2. **Rollouts** on :class:`dehla_env.vector.VectorEnv` (``num_games`` games, ``rounds``
-   hands each per update, :mod:`agents.training.selfplay`): the learner's seats use the
+   hands each per update, :mod:`agents.training.selfplay`; in ``num_workers`` shards
+   played by the worker processes, or as Ray tasks with ``backend: ray``, with the same
+   results): the learner's seats use the
    current policy on the whole batch, the other side is drawn per game and hand from the
    opponent pool (:mod:`agents.training.pool`: the policy itself, frozen snapshots, the
    policy as the warm start left it, batched heuristic bots). Reward: ``reward``, a

@@ -65,22 +65,30 @@ def _ray_workers_running(name: str) -> list[int]:
     return pids
 
 
-def test_a_killed_worker_is_replaced_and_its_deals_played_again(cluster: RayCluster) -> None:
-    rules = make_rules("dehla")
-    local = run_duel(rules, "hard", "medium", 40, 11, workers=1)
+def _kill_one_worker(name: str, delay: float = 0.0) -> tuple[threading.Thread, list[int]]:
+    """A started thread that SIGKILLs the first Ray worker seen running ``name``
+    (``delay`` seconds after seeing it), and the list it records the pid in."""
     killed: list[int] = []
 
-    def kill_one() -> None:
+    def kill() -> None:
         deadline = time.time() + 60
         while time.time() < deadline and not killed:
-            pids = _ray_workers_running("run_chunk")
+            pids = _ray_workers_running(name)
             if pids:
+                time.sleep(delay)
                 os.kill(pids[0], signal.SIGKILL)
                 killed.append(pids[0])
             time.sleep(0.05)
 
-    killer = threading.Thread(target=kill_one)
-    killer.start()
+    thread = threading.Thread(target=kill)
+    thread.start()
+    return thread, killed
+
+
+def test_a_killed_worker_is_replaced_and_its_deals_played_again(cluster: RayCluster) -> None:
+    rules = make_rules("dehla")
+    local = run_duel(rules, "hard", "medium", 40, 11, workers=1)
+    killer, killed = _kill_one_worker("run_chunk")
     remote = run_duel(rules, "hard", "medium", 40, 11, cluster=cluster)
     killer.join()
     assert killed, "no Ray worker was seen running a chunk"
@@ -106,20 +114,7 @@ def test_a_killed_rollout_worker_is_replaced_and_its_shard_collected_again(clust
     pool = OpponentPool({"self": 0.5, "hard": 0.5})
     tasks = selfplay.shard_tasks(rules, 64, 2, (9, 0), 3, reward_weights({"win": 1.0}, rules), net, pool)
     local = selfplay.merge([selfplay.collect_shard(t) for t in tasks])
-    killed: list[int] = []
-
-    def kill_one() -> None:
-        deadline = time.time() + 60
-        while time.time() < deadline and not killed:
-            pids = _ray_workers_running("collect_shard")
-            if pids:
-                time.sleep(0.5)  # inside the shard, not at its start
-                os.kill(pids[0], signal.SIGKILL)
-                killed.append(pids[0])
-            time.sleep(0.05)
-
-    killer = threading.Thread(target=kill_one)
-    killer.start()
+    killer, killed = _kill_one_worker("collect_shard", delay=0.5)  # inside the shard, not at its start
     remote = selfplay.merge(cluster.map(selfplay.collect_shard, tasks))
     killer.join()
     assert killed, "no Ray worker was seen collecting a shard"
