@@ -64,7 +64,8 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
 from agents.arena import run_duel
-from agents.cluster import BACKENDS, RayCluster
+from agents.cluster import RayCluster
+from agents.cluster import connect as cluster_for
 from agents.export import play_checkpoint
 from agents.policy import CheckpointError, PolicyNet, ValueNet, read_checkpoint
 from agents.registry import make_agent
@@ -245,16 +246,10 @@ def evaluate(state: dict[str, Any], rules: Rules, opponent: str, deals: int, see
 
 def connect(a: Args) -> RayCluster | None:
     """The Ray cluster of ``backend: ray`` (``None`` for local processes)."""
-    if a.backend not in BACKENDS:
-        raise SetupError(f"setting backend: one of {', '.join(BACKENDS)}, not {a.backend!r}")
-    if a.backend == "local":
-        return None
     try:
-        return RayCluster(a.ray_address, max(1, a.num_workers))
-    except ModuleNotFoundError as e:
-        raise SetupError(str(e)) from None
-    except Exception as e:  # ray.init: ConnectionError, ValueError, RuntimeError ...
-        raise SetupError(f"setting ray_address: cannot reach Ray at {a.ray_address or 'a local start'}: {e}") from None
+        return cluster_for(a.backend, a.ray_address, max(1, a.num_workers))
+    except (ValueError, ModuleNotFoundError) as e:
+        raise SetupError(f"settings backend/ray_address: {one_line(e)}") from None
 
 
 def check_setup(a: Args, rules: Rules, warm_start: bool) -> None:

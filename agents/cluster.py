@@ -113,3 +113,21 @@ class RayCluster:
                 ray.cancel(ref, force=True)
             raise
         return out
+
+
+def connect(backend: str, address: str | None, num_cpus: int | None) -> RayCluster | None:
+    """The cluster a ``backend`` setting asks for (``None`` for local processes). Every
+    way it can fail is a ``ValueError`` of one line (a missing extra: the
+    ``ModuleNotFoundError`` naming it), for the command lines to print."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: one of {', '.join(BACKENDS)}, not {backend!r}")
+    if backend == "local":
+        if address is not None:
+            raise ValueError("an address belongs to the ray backend")
+        return None
+    try:
+        return RayCluster(address, num_cpus)
+    except ModuleNotFoundError:
+        raise
+    except Exception as e:  # ray.init: ConnectionError, ValueError, RuntimeError ...
+        raise ValueError(f"ray backend: cannot reach Ray at {address or 'a local start'}: {e}") from None

@@ -20,6 +20,7 @@ from typing import NoReturn
 from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs
 
 from ..cluster import BACKENDS, RayCluster
+from ..cluster import connect as cluster_for
 from ..registry import spec_help
 from .play import MODES
 from .plot import plot_ladder, require_matplotlib
@@ -96,18 +97,8 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
 
 def connect(args: argparse.Namespace, workers: int | None) -> RayCluster | None:
     """The Ray cluster that ``--backend ray`` asks for (``--workers``: the CPUs of a
-    local one), or ``None``; a missing extra or an unreachable cluster is
-    :class:`BadInput`."""
-    if args.backend != "ray":
-        if args.address is not None:
-            raise BadInput("--address belongs to --backend ray")
-        return None
-    try:
-        return RayCluster(args.address, workers)
-    except ModuleNotFoundError:
-        raise
-    except Exception as e:  # ray.init: ConnectionError, ValueError, RuntimeError ...
-        raise BadInput(f"--backend ray: cannot reach Ray at {args.address or 'a local start'}: {e}") from None
+    local one), or ``None``."""
+    return cluster_for(args.backend, args.address, workers)
 
 
 def split_agents(text: str) -> list[str]:

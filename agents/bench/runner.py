@@ -21,7 +21,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dehla_env.rules import Rules
 
 from ..arena import DealRecord, DuelResult, run_duel
 from ..arena.pool import Progress, make_progress
@@ -75,7 +77,7 @@ class Bench:
     cluster: RayCluster | None = None  # play the blocks' chunks as Ray tasks there
 
     @property
-    def rules(self) -> Any:
+    def rules(self) -> Rules:
         return self.deals.preset.rules()
 
     def start_progress(self, total: int) -> None:
