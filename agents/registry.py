@@ -240,6 +240,22 @@ def parse_spec(spec: str) -> tuple[AgentEntry, dict[str, Any]]:
     return entry, values
 
 
+def weight_files(spec: str) -> list[Path]:
+    """The checkpoint files a spec plays with: its own (``policy:...``) and those of the
+    agent specs it names as parameters (a search's ``playout``/``opp``). What a
+    benchmark's saved results must be keyed by besides the spec's text, because the
+    file behind ``policy:NAME`` can change."""
+    entry, params = parse_spec(spec)
+    if entry.name == "policy":
+        return [policy_path(params["path"])]
+    files: list[Path] = []
+    for p in entry.params:
+        value = params[p.name]
+        if p.kind is str and isinstance(value, str) and value.partition(":")[0] in AGENTS:
+            files += weight_files(value)
+    return files
+
+
 def make_agent(spec: str, rules: Rules, seed: int | None = None) -> Agent:
     """A new agent for ``rules`` from a spec string (see the module docstring)."""
     entry, params = parse_spec(spec)

@@ -65,6 +65,28 @@ def test_an_interrupted_benchmark_continues_from_its_saved_blocks(tmp_path: Path
     assert again.records == run_duel(make_rules("dehla"), "easy", "random", 300, ds.seed, fixed=ds.deals).records
 
 
+def test_saved_blocks_of_a_policy_are_not_reused_once_its_checkpoint_changes(tmp_path: Path, monkeypatch) -> None:
+    ds = deal_sets.load(PRESETS["dehla"])
+    store = tmp_path / "results.jsonl"
+    checkpoint = tmp_path / "mine.pt"
+    checkpoint.write_bytes(b"weights of the first run")
+    played = []
+    real = runner.run_duel
+
+    def stand_in(rules, a, b, *args, **kwargs):  # the checkpoint is never loaded: easy plays for it
+        played.append(a)
+        return real(rules, "easy", b, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "run_duel", stand_in)
+    spec = f"policy:{checkpoint}"
+    Bench(ds, store=Store(store)).duel(spec, "random", runner.BLOCK)
+    Bench(ds, store=Store(store)).duel(spec, "random", runner.BLOCK)
+    assert len(played) == 1  # the same file: its block comes from the store
+    checkpoint.write_bytes(b"weights of a retrained run")
+    Bench(ds, store=Store(store)).duel(spec, "random", runner.BLOCK)
+    assert len(played) == 2
+
+
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:
     rc = bench_cli.main(argv)
     out, err = capsys.readouterr()

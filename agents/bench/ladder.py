@@ -16,7 +16,6 @@ on the published scale and comparable with every other agent placed on it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +26,7 @@ from ..registry import SHIPPED_POLICIES
 from ..stats import Estimate, Ratings, fit_ratings
 from .deals import DATA, Preset
 from .ratings import place_on_ladder
-from .runner import Bench
+from .runner import Bench, file_digest
 
 SEARCH_REFERENCE = "search:k=8,depth=3"
 LADDER_FILE = DATA / "ladder.json"
@@ -88,7 +87,7 @@ class Ladder:
 def policy_digest(spec: str) -> str:
     """The sha256 of the shipped file behind ``policy:NAME``."""
     name = spec.split(":", 1)[1]
-    return hashlib.sha256((SHIPPED_POLICIES / f"{name}.pt").read_bytes()).hexdigest()
+    return file_digest(SHIPPED_POLICIES / f"{name}.pt")
 
 
 def markdown(ratings: Ratings) -> str:

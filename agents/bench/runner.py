@@ -8,13 +8,15 @@ seat), so a duel's records are the same however it was cut into blocks, interrup
 or spread over processes.
 
 The store is one JSON-lines file: one line per finished block, keyed by everything
-that decides its records (benchmark version, preset, specs, mode, deals). Lines are
+that decides its records (benchmark version, preset, specs, mode, deals, and the
+sha256 of every checkpoint the specs play with). Lines are
 appended and flushed one at a time; a line cut short by a crash is ignored.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import time
@@ -27,10 +29,17 @@ from dehla_env.rules import Rules
 
 from ..arena import DealRecord, DuelResult, run_duel
 from ..arena.pool import Progress, make_progress
+from ..registry import weight_files
 from .deals import DealSet
 
 if TYPE_CHECKING:
     from ..cluster import RayCluster
+
+
+def file_digest(path: Path) -> str:
+    """The sha256 of a file (a policy checkpoint), in hex."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
 
 #: deals per block: a saved unit of work and the step of a sequential test
 BLOCK = 100
@@ -102,11 +111,14 @@ class Bench:
         rules = self.rules
         records: list[DealRecord] = []
         clock: dict[str, list[float]] = {}
+        specs = [s for s in (a, b, partner_a, partner_b) if s is not None]
+        weights = sorted({file_digest(f) for s in specs for f in weight_files(s)})
         t = time.perf_counter()
         for start in range(0, deals, BLOCK):
             n = min(BLOCK, deals - start)
             key = json.dumps(
                 [self.deals.version, self.deals.preset.name, a, b, partner_a, partner_b, self.mode, start, n]
+                + weights  # a block of an old policy:NAME file is not this one's
             )
             block = self.store.get(key)
             if block is None:
