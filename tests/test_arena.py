@@ -509,3 +509,17 @@ def test_the_per_seat_and_role_breakdown_partitions_the_hands(rules_name: str) -
     assert (seats[0].value + seats[1].value) / 2 == pytest.approx(d.win_rate.value)
     if rules_name == "coat-pees":  # with bidding the contract's side made trump in every hand
         assert all(r.make_hands + r.defend_hands == r.hands for r in d.records)
+
+
+def test_the_arena_prints_and_records_the_breakdown(capsys) -> None:
+    from agents.arena.cli import main as arena_main
+
+    assert arena_main(["--rules", "court-piece", "--a", "hard", "--b", "easy", "--deals", "6", "--workers", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "A's side made trump" in text and "A on seats 1, 3" in text
+    assert (
+        arena_main(["--rules", "court-piece", "--a", "hard", "--b", "easy", "--deals", "6", "--workers", "1", "--json"])
+        == 0
+    )
+    record = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert set(record["breakdown"]) >= {"A on seats 0, 2", "A's side led first", "B's side made trump"}

@@ -167,6 +167,7 @@ class DuelResult:
                 match_ci_low=mw.low,
                 match_ci_high=mw.high,
             )
+        out["breakdown"] = {name: [e.value, e.low, e.high] for name, e in self.breakdown().items()}
         return finite(out)
 
     def label(self, side: str) -> str:
@@ -200,7 +201,8 @@ class DuelResult:
         rows.append(["kots A-B", f"{self.kots_a}-{self.kots_b}", ""])
         speeds = ", ".join(f"{k} {v:,.0f}" for k, v in self.speeds().items())
         foot = f"{self.decisions:,} decisions in {self.seconds:.1f} s ({self.workers} workers); decisions/s: {speeds}"
-        return "\n".join([head, format_table(["", "value", "95% interval"], rows, align="lrr"), foot])
+        main = format_table(["", "value", "95% interval"], rows, align="lrr")
+        return "\n".join([head, main, "", self.breakdown_table(), "", foot])
 
 
 def finite(obj: Any) -> Any:
