@@ -51,7 +51,6 @@ import dataclasses
 import json
 import signal
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,9 +58,7 @@ from typing import Any
 
 import numpy as np
 import torch
-import yaml
 from torch import nn
-from torch.utils.tensorboard import SummaryWriter
 
 from agents.arena import run_duel
 from agents.cluster import RayCluster
@@ -79,6 +76,7 @@ from agents.training.runs import (
     WorkerDied,
     load_settings,
     one_line,
+    open_run_dir,
     parse_command_line,
     save_checkpoint,
 )
@@ -328,21 +326,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             group["lr"] = a.learning_rate
 
     # the run directory and the logs
-    try:
-        if cli.resume:
-            tempfile.TemporaryFile(dir=run_dir).close()  # writable?
-            for stale in ("checkpoint.tmp", "policy.tmp", "eval.tmp"):  # a run killed while saving
-                (run_dir / stale).unlink(missing_ok=True)
-            if changed:  # the resolved settings stay with the run; resumes.log keeps what changed
-                (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(a), sort_keys=False))
-                with open(run_dir / "resumes.log", "a") as log:
-                    log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(changed)}\n")
-        else:
-            run_dir.mkdir(parents=True, exist_ok=True)
-            (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(a), sort_keys=False))
-        writer = SummaryWriter(str(run_dir))
-    except OSError as e:
-        raise SetupError(f"cannot write to the run directory {run_dir}: {e.strerror or one_line(e)}") from None
+    writer = open_run_dir(run_dir, bool(cli.resume), dataclasses.asdict(a), changed)
     if ckpt is not None:
         print(f"resumed {run_dir} at update {update} ({decisions} decisions, {elapsed / 60:.1f} min)", flush=True)
     else:
@@ -384,25 +368,16 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     timing = dict.fromkeys(("imitation", "rollout", "env", "policy_forward", "update", "evaluation"), 0.0)
     try:
         if not imitation_done:
-            n_tasks = 8 * max(
-                1, a.num_workers
-            )  # small results: a worker's whole share pickled at once ran out of memory
-            hands = [a.imitation_hands // n_tasks + (w < a.imitation_hands % n_tasks) for w in range(n_tasks)]
-            tasks = [
-                imitation.TeacherTask(rules, a.teacher, (a.seed, 10**6, w), hands[w], tuple(a.reward.items()))
-                for w in range(n_tasks)
-                if hands[w]
-            ]
+            tasks = imitation.teacher_tasks(rules, a.teacher, a.seed, a.imitation_hands, a.reward, a.num_workers)
             print(f"imitation: recording {sum(t.hands for t in tasks)} hands of {a.teacher} self-play", flush=True)
             t0 = time.time()
-            parts = workers.map(imitation.record_teacher, tasks)
-            data = {k: np.concatenate([p.pop(k) for p in parts]) for k in list(parts[0])}  # one copy at a time
+            data = imitation.record(workers.map, tasks)
             print(f"imitation data: {len(data['action'])} decisions in {time.time() - t0:.0f}s", flush=True)
             imitation.fit(
                 policy, critic, opt, data, rules.players, a.imitation_epochs, a.minibatch_size, a.vf_coef, gen, stop,
                 writer.add_scalar,
             )  # fmt: skip
-            del data, parts
+            del data
             timing["imitation"] = time.time() - t0
             pool.imitation = copy.deepcopy(policy.state_dict())
             imitation_done = True

@@ -46,6 +46,28 @@ class TeacherTask:
     reward: tuple[tuple[str, float], ...]
 
 
+def teacher_tasks(
+    rules: Rules, teacher: str, seed: int, hands: int, reward: Mapping[str, float], workers: int
+) -> list[TeacherTask]:
+    """The warm start's ``hands`` cut into eight tasks per worker, each from its own seed
+    (small results: a worker's whole share pickled back at once ran out of memory)."""
+    n_tasks = 8 * max(1, workers)
+    counts = [hands // n_tasks + (w < hands % n_tasks) for w in range(n_tasks)]
+    return [
+        TeacherTask(rules, teacher, (seed, 10**6, w), counts[w], tuple(reward.items()))
+        for w in range(n_tasks)
+        if counts[w]
+    ]
+
+
+def record(run_map: Callable[..., list[dict[str, np.ndarray]]], tasks: list[TeacherTask]) -> dict[str, np.ndarray]:
+    """Every task's decisions (``run_map(record_teacher, tasks)``: the workers' map), in
+    one set of arrays, concatenated one field at a time so that memory holds one extra
+    copy of a field, not of everything."""
+    parts = run_map(record_teacher, tasks)
+    return {k: np.concatenate([p.pop(k) for p in parts]) for k in list(parts[0])}
+
+
 def record_teacher(task: TeacherTask) -> dict[str, np.ndarray]:
     """Play the task's hands; every decision with a choice, and the seat's reward."""
     rules = task.rules

@@ -13,6 +13,8 @@ import dataclasses
 import io
 import json
 import os
+import tempfile
+import time
 import typing
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +22,7 @@ from typing import Any, TypeVar
 
 import torch
 import yaml
+from torch.utils.tensorboard import SummaryWriter
 
 T = TypeVar("T")
 
@@ -175,6 +178,29 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
         if isinstance(e, OSError):
             raise SaveError(f"cannot save {path}: {e.strerror or one_line(e)}") from None
         raise
+
+
+def open_run_dir(run_dir: Path, resume: bool, settings: dict[str, Any], changed: list[str]) -> SummaryWriter:
+    """The run directory made ready and its TensorBoard writer: a new run writes its
+    resolved ``config.yaml``; a resume checks the directory is writable, removes the
+    ``.tmp`` files of a run killed while saving and, when settings changed, rewrites
+    ``config.yaml`` and appends what changed to ``resumes.log``. :class:`SetupError`
+    for a directory that cannot be written."""
+    try:
+        if resume:
+            tempfile.TemporaryFile(dir=run_dir).close()  # writable?
+            for stale in ("checkpoint.tmp", "policy.tmp", "eval.tmp"):
+                (run_dir / stale).unlink(missing_ok=True)
+            if changed:
+                (run_dir / "config.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
+                with open(run_dir / "resumes.log", "a") as log:
+                    log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(changed)}\n")
+        else:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            (run_dir / "config.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
+        return SummaryWriter(str(run_dir))
+    except OSError as e:
+        raise SetupError(f"cannot write to the run directory {run_dir}: {e.strerror or one_line(e)}") from None
 
 
 def parse_command_line(
