@@ -373,3 +373,73 @@ def test_r6_bad_records_through_batched_engine() -> None:
     assert [o["error"]["hand"] for o in outs] == [None, None, 0, 0]
     assert all(o["error"]["move"] is None for o in outs)
     assert outs[2]["hands"] == [] and outs[2]["hands_played"] == 0
+
+
+LOADED = [
+    ("dehla", {}),
+    ("dehla", {"trump": "chosen"}),
+    ("dehla-direct", {}),
+    ("dehla-direct", {"trump": "closed"}),
+    ("dehla-direct", {"trump": "named"}),
+    ("court-piece", {}),
+    ("coat-pees", {}),
+]
+
+
+@pytest.mark.parametrize("cfg", LOADED, ids=_id)
+def test_a_loaded_hand_plays_on_in_the_batch_as_in_the_reference_engine(cfg: tuple[str, dict[str, Any]]) -> None:
+    """BatchEngine.load (what search uses to play sampled worlds out): hands stopped
+    at every point of play, loaded into the batch, go on exactly as the reference
+    hand does with the same moves and R1.4 draws: the same legal moves at every
+    decision, the same observations (the batched observer against the one encoder),
+    and the same tricks, tens, middle takes (R1.5), trump and outcome."""
+    name, options = cfg
+    rules = make_rules(name, options)
+    rng = np.random.default_rng(11)
+    k = 60
+    batch = BatchEngine(rules, k)
+    hands, stops, matches = [], [], []
+    for _ in range(k):
+        match = MatchState.new(rules, rng)
+        matches.append(match)
+        match.sample_chance(rng)
+        hand = match.hand
+        stop = int(rng.integers(0, 60))
+        while not hand.complete and stop > 0:
+            if hand.phase == Phase.DRAW:
+                match.sample_chance(rng)
+                continue
+            legal = hand.legal_actions()
+            hand.apply_action(legal[int(rng.integers(len(legal)))])
+            stop -= 1
+        while hand.phase == Phase.DRAW:
+            match.sample_chance(rng)
+        hands.append(hand)
+        stops.append(stop)
+    batch.load(np.arange(k), hands)
+    loaded_at = {len(h.history) for h in hands}
+    observer, encoder = BatchObserver(batch), ObservationEncoder(rules)
+    for i, hand in enumerate(hands):
+        while not hand.complete:
+            if hand.phase == Phase.DRAW:
+                card = hand.draw_candidates()[int(rng.integers(20))]
+                hand.apply_draw(card)
+                batch.draw(np.array([i]), np.array([card]))
+                continue
+            legal = hand.legal_actions()
+            assert np.flatnonzero(batch.legal_mask(np.array([i]))[0]).tolist() == legal
+            assert int(batch.to_act[i]) == hand.to_act
+            seat = np.array([hand.to_act])
+            assert (observer.observe(np.array([i]), seat)[0] == encoder.encode(matches[i], hand.to_act)).all()
+            action = legal[int(rng.integers(len(legal)))]
+            hand.apply_action(action)
+            batch.step(np.array([action]), np.array([i]))
+        assert int(batch.phase[i]) == int(Phase.DONE)
+        assert batch.tricks[i].tolist() == hand.tricks and batch.tens[i].tolist() == hand.tens
+        assert batch.trick_winners[i, : len(hand.trick_winners)].tolist() == hand.trick_winners
+        assert [int(x) for x in np.flatnonzero(batch.take_cards[i])] == [t - 1 for t, _s, _c in hand.takes]
+        assert int(batch.trump_suit[i]) == hand.trump_suit
+        result, out = hand.result(), batch.outcome(np.array([i]))
+        assert int(out["winner"][0]) == (-1 if result.winner is None else result.winner)
+        assert out["score"][0].tolist() == list(result.score)
+    assert any(s == 0 for s in stops) and len(loaded_at) > 3  # stopped all along the hand

@@ -55,7 +55,7 @@ import numpy as np
 
 from ..actions import BID_OFFSET, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
 from ..cards import NUM_CARDS, NUM_RANKS, TEN_RANK, shuffled_deck
-from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, Phase, TrumpContext
+from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phase, TrumpContext
 from ..rules import HandScoring, Rules, TrumpMaking
 from ..tricks import trick_keys
 
@@ -260,6 +260,92 @@ class BatchEngine:
             self._await(g, TRUMP, (dealers + 2) % n)
         else:
             self._await(g, PLAY, first)
+
+    def load(self, games: np.ndarray | list[int], states: list[HandState]) -> None:
+        """Put the scalar hands ``states`` (one pack, a decision due or the hand over) in
+        games ``games``, so that the batch continues them exactly as
+        :class:`~dehla_env.engine.hand.HandState` would: the same legal moves, tricks,
+        middle, takes and outcome (``tests/test_vector_equivalence.py``). What search
+        uses to play sampled worlds (:func:`agents.sampler.world_state`) out on the
+        batch. A staged deal's undealt positions are read from ``state.deck``."""
+        if self.packs != 1:
+            raise ValueError("BatchEngine.load takes one-pack hands (R2.8's three packs are not loaded)")
+        n = self.n
+        g = np.asarray(games, dtype=np.int64)
+        if len(g) != len(states):
+            raise ValueError(f"{len(g)} games for {len(states)} hands")
+        for arr in (self.hands, self.played2, self.voids2, self.bid_code2, self.won, self.middle):
+            arr[g] = 0
+        self.trick_cards[g] = -1
+        self.trick_winners[g] = -1
+        self.take_cards[g] = 0
+        bits = np.arange(NUM_CARDS, dtype=object)
+        for i, h in zip(g.tolist(), states):
+            if h.phase in (Phase.DEAL, Phase.DRAW):
+                raise ValueError(f"BatchEngine.load: a hand at a chance step ({h.phase.name}) is not loaded")
+            for seat in range(n):
+                mask = h.hands[seat]
+                self.hands[i, seat] = (mask >> bits) & 1
+            for t, (leader, cards, _w) in enumerate(h.history):
+                for j, c in enumerate(cards):
+                    self.played2[i, (leader + j) % n, c] = 1
+                self.trick_winners[i, t] = h.trick_winners[t]
+            for seat, c in zip(h.trick_seats, h.trick_cards):
+                self.played2[i, seat, c] = 1
+            for seat in range(n):
+                self.voids2[i, seat] = [(h.voids[seat] >> suit) & 1 for suit in range(4)]
+            for seat, a in h.bids:
+                self.bid_code2[i, seat] = 1 if a == PASS_ACTION else 2 + a - BID_OFFSET
+            for side in (0, 1):
+                for c in h.won_cards[side]:
+                    self.won[i, side, c] += 1
+            for c in h.middle:
+                self.middle[i, c] += 1
+            for number, _seat, taken in h.takes:
+                self.take_cards[i, number - 1] = taken
+            self.trick_cards[i, : len(h.trick_cards)] = h.trick_cards
+            if h.deck is not None:
+                self.deck[i] = h.deck
+            made = [(seat, a) for seat, a in h.bids if a != PASS_ACTION]
+            self.bid_seat[i], self.bid_suit[i] = (made[-1][0], (made[-1][1] - BID_OFFSET) % 4) if made else (-1, -1)
+            seat_c, level_c, suit_c = h.contract if h.contract is not None else (-1, 0, -1)
+            self.contract_seat[i], self.contract_level[i], self.contract_suit[i] = seat_c, level_c, suit_c
+            for arr, value in (
+                (self.dealer, h.dealer),
+                (self.phase, int(h.phase)),
+                (self.to_act, h.to_act if h.phase != Phase.DONE else -1),
+                (self.stage, h.stage),
+                (self.leader, h.leader),
+                (self.led, h.led),
+                (self.ntrick, len(h.trick_cards)),
+                (self.ntricks, len(h.history)),
+                (self.trump, h.trump),
+                (self.trump_suit, h.trump_suit),
+                (self.trump_maker, h.trump_maker),
+                (self.hidden, h.trump_hidden),
+                (self.ctx, int(h.trump_context)),
+                (self.last_winner, h.last_winner),
+                (self.mid_count, len(h.middle)),
+                (self.mid_tens, h.middle_tens),
+                (self.high_bid, h.high_bid),
+                (self.draw_card, h.draw_card),
+            ):
+                arr[i] = value
+            self.tricks[i] = h.tricks
+            self.tens[i] = h.tens
+            self.cards_won[i] = h.cards_won
+        self.suitcnt[g] = self.hands[g].reshape(len(g), n, 4, NUM_RANKS).sum(axis=3, dtype=np.int16)
+        cnt = self.suitcnt[g].sum(axis=2)
+        self.counts[g, :n] = cnt
+        self.counts[g, n:] = cnt
+        self.played2[g, n:] = self.played2[g, :n]
+        self.voids2[g, n:] = self.voids2[g, :n]
+        self.bid_code2[g, n:] = self.bid_code2[g, :n]
+        self.best_key[g] = 0
+        self.best_seat[g] = -1
+        going = g[self.ntrick[g] > 0]
+        if len(going):
+            self._rescore_trick(going)
 
     def _give(self, g: np.ndarray, start: int, stop: int) -> None:
         """Deck positions ``start..stop-1`` of games ``g`` to their seats (R0.3)."""
