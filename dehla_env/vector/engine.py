@@ -310,7 +310,7 @@ class BatchEngine:
             self.bid_seat[i], self.bid_suit[i] = (made[-1][0], (made[-1][1] - BID_OFFSET) % 4) if made else (-1, -1)
             seat_c, level_c, suit_c = h.contract if h.contract is not None else (-1, 0, -1)
             self.contract_seat[i], self.contract_level[i], self.contract_suit[i] = seat_c, level_c, suit_c
-            for arr, value in (
+            for column, value in (
                 (self.dealer, h.dealer),
                 (self.phase, int(h.phase)),
                 (self.to_act, h.to_act if h.phase != Phase.DONE else -1),
@@ -330,7 +330,7 @@ class BatchEngine:
                 (self.high_bid, h.high_bid),
                 (self.draw_card, h.draw_card),
             ):
-                arr[i] = value
+                column[i] = value
             self.tricks[i] = h.tricks
             self.tens[i] = h.tens
             self.cards_won[i] = h.cards_won
