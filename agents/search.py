@@ -454,28 +454,9 @@ class SearchAgent(Agent):
             return legal[0]
         if not self.searchable(view):
             return self.fallback.act(view)
-        start = time.perf_counter()
         groups = self.action_groups(view)
-        reps = [g[0] for g in groups]
-        totals = dict.fromkeys(reps, 0.0)
-        counts = dict.fromkeys(reps, 0)
-        active = reps
-        sampler = WorldSampler(view)
-        worlds = 0
-        for _ in range(self.k):
-            world = sampler.world(sampler.sample(self.rng))
-            for a, v in self.evaluate(world, active, view).items():
-                totals[a] += v
-                counts[a] += 1
-            worlds += 1
-            if self.budget_ms is not None and (time.perf_counter() - start) * 1000.0 >= self.budget_ms:
-                break
-            if self.prune > 0 and len(active) > 1 and worlds % 4 == 0:
-                # successive elimination: drop actions clearly behind the best so far
-                # (every action still in play has been scored on the same worlds)
-                cut = max(totals[a] for a in active) / worlds - self.prune / math.sqrt(worlds)
-                active = [a for a in active if totals[a] / worlds >= cut]
-        self.last_worlds = worlds
+        totals, counts, active = self.score_actions(view, [g[0] for g in groups])
+        self.last_worlds = max(counts.values())
         self.last_scores = {a: totals[g[0]] / max(counts[g[0]], 1) for g in groups for a in g}
         top = max(totals[a] for a in active)
         tied = [a for a in active if totals[a] >= top - 1e-9]
@@ -486,6 +467,31 @@ class SearchAgent(Agent):
         if members.get(hint) in tied:
             return hint
         return min(tied, key=lambda a: (a % NUM_RANKS, a))
+
+    def score_actions(
+        self, view: PlayerView, reps: list[int]
+    ) -> tuple[dict[int, float], dict[int, int], list[int]]:
+        """Each action's total score over the worlds it was scored on, how many those
+        were, and the actions still in play (the others were eliminated, which only
+        the successive elimination of ``prune`` does)."""
+        start = time.perf_counter()
+        totals = dict.fromkeys(reps, 0.0)
+        counts = dict.fromkeys(reps, 0)
+        active = reps
+        sampler = WorldSampler(view)
+        for worlds in range(1, self.k + 1):
+            world = sampler.world(sampler.sample(self.rng))
+            for a, v in self.evaluate(world, active, view).items():
+                totals[a] += v
+                counts[a] += 1
+            if self.budget_ms is not None and (time.perf_counter() - start) * 1000.0 >= self.budget_ms:
+                break
+            if self.prune > 0 and len(active) > 1 and worlds % 4 == 0:
+                # successive elimination: drop actions clearly behind the best so far
+                # (every action still in play has been scored on the same worlds)
+                cut = max(totals[a] for a in active) / worlds - self.prune / math.sqrt(worlds)
+                active = [a for a in active if totals[a] / worlds >= cut]
+        return totals, counts, active
 
     def action_groups(self, view: PlayerView) -> list[list[int]]:
         """Legal actions grouped into classes equivalent in every consistent world."""
