@@ -132,6 +132,8 @@ def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     from .search import PLAYOUT_RULES, SearchAgent
 
     playout = p["playout"]
+    if p["batch"]:
+        return _batched_search(rules, p, seed)
     playout_agent = playout if playout in PLAYOUT_RULES else make_agent(playout, rules)
     opponents = None if p["opp"] is None else make_agent(p["opp"], rules)
     return SearchAgent(
@@ -170,6 +172,31 @@ def _policy(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     return PolicyAgent(path, rules, seed, sample=p["sample"])
 
 
+#: what ``search:batch=1`` leaves out (the batch scores every action on every world)
+_SCALAR_ONLY = {"budget_ms": None, "prune": 1.0, "exact": False, "rdepth": None, "opp": None}
+
+
+def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
+    from .batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
+    from .batched_search import BatchedSearchAgent
+
+    given = [key for key, default in _SCALAR_ONLY.items() if p[key] != default]
+    if given:
+        raise ValueError(f"search:batch=1 has no {', '.join(given)} (every action is scored on every world)")
+    playout = p["playout"]
+    if playout in BATCHED_POLICIES:
+        policy: Any = make_batched_policy(playout, rules.players, seed)
+    elif playout.startswith("policy:"):
+        net = make_agent(playout, rules)  # checks the checkpoint was trained for these rules
+        policy = TorchPolicy(net.net, deterministic=True)  # type: ignore[attr-defined]
+    else:
+        raise ValueError(
+            f"search:batch=1 plays out with a batched policy: {', '.join(BATCHED_POLICIES)} or policy:NAME, "
+            f"not {playout!r}"
+        )
+    return BatchedSearchAgent(rules, policy, playout, k=p["k"], depth=p["depth"], seed=seed, margin=p["margin"])
+
+
 AGENTS: dict[str, AgentEntry] = {
     e.name: e
     for e in (
@@ -190,6 +217,12 @@ AGENTS: dict[str, AgentEntry] = {
                 Param("prune", float, 1.0, "successive-elimination width (1: keep all moves)", minimum=0),
                 Param("rdepth", int, None, "solve depth at the end of playouts (none: depth)", 0, nullable=True),
                 Param("opp", str, None, "agent spec for the opponents in playouts (none: playout)", nullable=True),
+                Param(
+                    "batch",
+                    bool,
+                    False,
+                    "play the worlds out together on the batched engine (playout: cardsense or policy:NAME)",
+                ),
             ),
             _search,
         ),

@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 
@@ -105,6 +106,20 @@ def tricks_left(hand: HandState) -> int:
     return hand.rules.num_tricks - len(hand.trick_winners)
 
 
+def side0_margin(rules: Rules, tens0: Any, points0: Any, tricks0: Any) -> Any:
+    """Side 0's margin in the units the ruleset's outcome turns on, scaled to [-1, 1]
+    (the search's tie-break): tens, points (cards won plus tens, R2.5 double-sar), or
+    tricks (court-piece about its 3.5 midpoint of seven). Numbers or arrays."""
+    mode = objective_mode(rules)
+    if mode in (M_DEHLA, M_TENS):
+        return (2 * tens0 - 4) / 4
+    if mode == M_POINTS:
+        return (2 * points0 - 56) / 56
+    if mode == M_COURT:
+        return (tricks0 - 3.5) / 7
+    return (2 * tricks0 - 13) / 13
+
+
 def outcome_score(
     hand: HandState, lo: float, side: int, hi: float | None = None, margin_weight: float = TIE_WEIGHT
 ) -> float:
@@ -115,19 +130,8 @@ def outcome_score(
     at the middle of the interval, scaled to [-1, 1]."""
     winner = hand_winner(hand, int(lo))
     base = 0.5 if winner is None else (1.0 if winner == side else 0.0)
-    future0 = lo if hi is None else (lo + hi) / 2
-    mode = objective_mode(hand.rules)
-    if mode in (M_DEHLA, M_TENS):
-        a = hand.tens[0] + future0
-        margin = (2 * a - 4) / 4
-    elif mode == M_POINTS:
-        a = hand.cards_won[0] + hand.tens[0] + future0
-        margin = (2 * a - 56) / 56
-    elif mode == M_COURT:
-        margin = (hand.tricks[0] + future0 - 3.5) / 7
-    else:
-        a = hand.tricks[0] + future0
-        margin = (2 * a - 13) / 13
+    f = lo if hi is None else (lo + hi) / 2  # side 0's future gain, in the solver's units
+    margin = side0_margin(hand.rules, hand.tens[0] + f, hand.cards_won[0] + hand.tens[0] + f, hand.tricks[0] + f)
     return base + margin_weight * (margin if side == 0 else -margin)
 
 
@@ -468,9 +472,7 @@ class SearchAgent(Agent):
             return hint
         return min(tied, key=lambda a: (a % NUM_RANKS, a))
 
-    def score_actions(
-        self, view: PlayerView, reps: list[int]
-    ) -> tuple[dict[int, float], dict[int, int], list[int]]:
+    def score_actions(self, view: PlayerView, reps: list[int]) -> tuple[dict[int, float], dict[int, int], list[int]]:
         """Each action's total score over the worlds it was scored on, how many those
         were, and the actions still in play (the others were eliminated, which only
         the successive elimination of ``prune`` does)."""
@@ -578,4 +580,4 @@ class SearchAgent(Agent):
             w.apply_action(action)
 
 
-__all__ = ["SearchAgent", "greedy_action", "outcome_score", "rule_action", "tricks_left"]
+__all__ = ["SearchAgent", "greedy_action", "outcome_score", "rule_action", "side0_margin", "tricks_left"]

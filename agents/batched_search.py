@@ -1,0 +1,112 @@
+"""``search:batch=1``: the search's worlds played out together on the batched engine.
+
+:class:`~agents.search.SearchAgent` scores each action in each sampled world one world
+at a time, playing the world out with a scalar rule or agent. Here a decision is one
+batch: the ``k`` worlds come from the same sampler (:class:`agents.sampler.WorldSampler`,
+so they are uniform over the deals consistent with the view), every candidate action is
+applied in every world, and the ``k x actions`` positions are loaded into one
+:class:`~dehla_env.vector.BatchEngine` (:meth:`~dehla_env.vector.BatchEngine.load`) and
+played to the end of the hand in lockstep by a *batched* playout policy: the
+``cardsense`` bot or a trained network (``policy:NAME``), which then makes one forward
+pass per step for the whole batch instead of one per seat and world.
+
+What is kept from the scalar search: the action groups (cards equivalent in every
+world are scored once), the exact solver when the decision itself is at most
+``depth`` tricks from the end (the solver is then cheaper than any playout), the score
+(win 1, no winner 0.5, loss 0, plus ``margin`` times the side's margin,
+:func:`agents.search.side0_margin`) and the choice with its tie-breaks. What differs: the playouts play every seat
+from that seat's own observation (information-fair, where the scalar ``rule`` playout
+sees the whole world), they run to the end of the hand (no solver at their end), and
+every action is scored on every world (no successive elimination, no time budget).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dehla_env.engine.hand import HandState
+from dehla_env.rewards import RewardKind, side0_reward
+from dehla_env.rules import Rules
+from dehla_env.vector import BatchPolicy
+from dehla_env.vector.engine import DONE, DRAW, BatchEngine
+from dehla_env.vector.observe import BatchObserver
+from dehla_env.view import PlayerView
+
+from .sampler import WorldSampler
+from .search import SearchAgent, side0_margin, tricks_left
+from .solver import solvable
+
+
+class BatchedSearchAgent(SearchAgent):
+    """PIMC whose worlds are played out on the batched engine; see the module docstring."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        playout: BatchPolicy,
+        playout_name: str,
+        k: int = 32,
+        depth: int = 5,
+        seed: int | None = None,
+        margin: float = 0.01,
+    ) -> None:
+        super().__init__(rules, k=k, depth=depth, seed=seed, margin=margin, prune=0.0)
+        if rules.players != 4:
+            raise ValueError("search:batch=1 plays four-player rulesets (R2.8's six players are not searched)")
+        self.playout = playout_name
+        self.batch_policy = playout
+        # every action of the largest hand in every world: one engine for all decisions
+        self.engine = BatchEngine(rules, k * rules.hand_size)
+        self.observer = BatchObserver(self.engine)
+
+    def score_actions(self, view: PlayerView, reps: list[int]) -> tuple[dict[int, float], dict[int, int], list[int]]:
+        sampler = WorldSampler(view)
+        totals = dict.fromkeys(reps, 0.0)
+        states: list[HandState] = []
+        labels: list[int] = []
+        for _ in range(self.k):
+            world = sampler.world(sampler.sample(self.rng))
+            if solvable(world) and tricks_left(world) <= self.depth:
+                for a, v in self.evaluate(world, reps, view).items():
+                    totals[a] += v
+                continue
+            for a in reps:
+                state = world.clone()
+                state.apply_action(a)
+                states.append(state)
+                labels.append(a)
+        if states:
+            for a, v in zip(labels, self.play_out(states, view.seat & 1).tolist()):
+                totals[a] += v
+        return totals, dict.fromkeys(reps, self.k), reps
+
+    def play_out(self, states: list[HandState], side: int) -> np.ndarray:
+        """Play ``states`` to the end of their hands on the batch; each one's score for
+        ``side`` (win 1, no winner 0.5, loss 0, plus the margin tie-break)."""
+        eng = self.engine
+        g = np.arange(len(states))
+        eng.load(g, states)
+        live = g
+        while True:
+            live = live[eng.phase[live] != DONE]
+            if not len(live):
+                break
+            drawing = eng.phase[live] == DRAW
+            if drawing.any():  # R1.4: nobody was void in five tricks; drawn uniformly
+                d = live[drawing]
+                eng.draw(d, eng.sample_draws(self.rng, d))
+                continue
+            seats = eng.to_act[live]
+            actions = self.batch_policy(self.observer.observe(live, seats), eng.legal_mask(live))
+            eng.step(actions, live)
+        res = eng.outcome(g)
+        tens0, tricks0 = eng.tens[g, 0], eng.tricks[g, 0]
+        win0 = side0_reward(
+            RewardKind.WIN, self.rules, res["winner"], eng.tens[g], eng.tricks[g], res["kot"], res["score"]
+        )
+        margin0 = side0_margin(self.rules, tens0, eng.cards_won[g, 0] + tens0, tricks0)
+        score0 = 0.5 * (1.0 + win0) + self.margin * margin0
+        return score0 if side == 0 else 1.0 - score0  # zero-sum: side 1's win is side 0's loss
+
+
+__all__ = ["BatchedSearchAgent"]

@@ -1,0 +1,153 @@
+"""``search:batch=1`` (agents/batched_search.py): the search's worlds played out on the
+batched engine. Legal in every four-player ruleset, information-fair, and its playout
+scores are the scores of the hands the reference engine plays with the same moves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.arena import play_hand
+from agents.batched import make_batched_policy
+from agents.batched_search import BatchedSearchAgent
+from agents.heuristic import HardAgent
+from agents.registry import make_agent
+from agents.sampler import WorldSampler, match_for
+from agents.search import outcome_score
+from dehla_env import MatchState, make_rules
+from dehla_env.cards import shuffled_deck
+from dehla_env.encoding import ObservationEncoder
+from dehla_env.engine import Phase
+from dehla_env.vector.engine import DONE
+from dehla_env.view import view_of
+
+FOUR_PLAYER = [
+    ("dehla", {}),
+    ("dehla", {"trump": "chosen"}),
+    ("dehla-direct", {"trump": "closed"}),
+    ("dehla-direct", {"trump": "named"}),
+    ("court-piece", {}),
+    ("coat-pees", {}),
+]
+IDS = [f"{n}-{'-'.join(o.values()) or 'default'}" for n, o in FOUR_PLAYER]
+
+
+@pytest.mark.parametrize("name,options", FOUR_PLAYER, ids=IDS)
+def test_plays_legal_moves_in_every_four_player_ruleset(name: str, options: dict) -> None:
+    """The engine rejects any illegal move (R5): whole hands must go through."""
+    rules = make_rules(name, **options)
+    seats = [
+        make_agent("search:batch=1,playout=cardsense,k=3,depth=2" if s % 2 else "hard", rules, s) for s in range(4)
+    ]
+    for deal in range(2):
+        deck = shuffled_deck(np.random.default_rng([5, deal]), rules.packs)
+        out = play_hand(rules, deck, deal % 4, seats, np.random.default_rng(deal))
+        assert out.decisions >= (rules.round_tricks or rules.num_tricks) * 4  # R3.3: a round may end at 7
+
+
+def _positions(rules, seed: int, every: int = 5):
+    """(match, view) at every ``every``-th card decision of a hand of hard bots."""
+    rng = np.random.default_rng(seed)
+    match = MatchState(rules, 1)
+    match.apply_deal(match.random_deck(rng))
+    bots = [HardAgent(s) for s in range(4)]
+    step = 0
+    while not match.hand.complete:
+        if match.is_chance():
+            match.sample_chance(rng)
+            continue
+        seat = match.hand.to_act
+        view = view_of(match, seat)
+        if step % every == 0 and match.hand.phase == Phase.PLAY and len(view.legal_actions) > 1:
+            yield match, view
+        match.apply_action(bots[seat].act(view))
+        step += 1
+
+
+@pytest.mark.parametrize(
+    "name,options", [("dehla", {}), ("dehla-direct", {"trump": "closed"})], ids=["dehla", "closed"]
+)
+def test_same_decisions_when_hidden_cards_are_redealt(name: str, options: dict) -> None:
+    """Re-deal what the seat cannot see consistently with its view: the bot, seeded
+    alike, decides alike with the same scores (it reads only the view)."""
+    rules = make_rules(name, **options)
+    checked = 0
+    for i, (_match, view) in enumerate(_positions(rules, 31)):
+        other = WorldSampler(view)
+        world = other.world(other.sample(np.random.default_rng(900 + i)))
+        twin = view_of(match_for(world, view), view.seat)
+        assert twin == view
+        a = make_agent("search:batch=1,playout=cardsense,k=4,depth=2", rules, 5)
+        b = make_agent("search:batch=1,playout=cardsense,k=4,depth=2", rules, 5)
+        assert a.act(view) == b.act(twin)
+        assert a.last_scores == b.last_scores
+        checked += 1
+    assert checked >= 5
+
+
+class _Recording:
+    """A batched policy that remembers, per step, which rows moved and how."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.steps: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions = self.inner(obs, mask)
+        self.steps.append((obs.copy(), actions.copy()))
+        return actions
+
+
+@pytest.mark.parametrize("name", ["dehla", "court-piece", "coat-pees"])
+def test_a_playout_scores_the_hand_the_reference_engine_plays_with_the_same_moves(name: str) -> None:
+    """Every row of a batched playout, replayed move by move in the reference engine,
+    sees the observations the one encoder gives and ends in the hand whose score the
+    scalar search gives (win 1, no winner 0.5, loss 0, plus the margin tie-break)."""
+    rules = make_rules(name)
+    match, view = next(_positions(rules, 12, every=3))
+    recorder = _Recording(make_batched_policy("cardsense", 4, 0))
+    agent = BatchedSearchAgent(rules, recorder, "cardsense", k=3, depth=0, seed=2)
+    sampler = WorldSampler(view)
+    states = []
+    for _ in range(3):
+        world = sampler.world(sampler.sample(np.random.default_rng(len(states))))
+        for a in view.legal_actions[:2]:
+            state = world.clone()
+            state.apply_action(a)
+            states.append(state)
+    replicas = [s.clone() for s in states]
+    scores = agent.play_out(states, view.seat & 1)
+    assert (agent.engine.phase[: len(states)] == DONE).all()
+    live = np.arange(len(states))
+    encoder = ObservationEncoder(rules)
+    for obs, actions in recorder.steps:
+        live = np.array([i for i in live if not replicas[i].complete])
+        assert len(live) == len(actions)
+        for row, i in enumerate(live):
+            hand = replicas[i]
+            assert (obs[row] == encoder.encode(match_for(hand, view), hand.to_act)).all()
+            hand.apply_action(int(actions[row]))
+    for hand, score in zip(replicas, scores):
+        assert hand.complete
+        assert score == pytest.approx(outcome_score(hand, 0, view.seat & 1, margin_weight=agent.margin))
+
+
+def test_the_spec_refuses_what_the_batch_does_not_do() -> None:
+    rules = make_rules("dehla")
+    agent = make_agent("search:batch=1,playout=policy:dehla,k=8,depth=3", rules, 1)
+    assert isinstance(agent, BatchedSearchAgent) and (agent.k, agent.depth, agent.playout) == (8, 3, "policy:dehla")
+    for spec, words in (
+        ("search:batch=1", "batched policy"),
+        ("search:batch=1,playout=hard", "batched policy"),
+        ("search:batch=1,playout=cardsense,budget_ms=50", "budget_ms"),
+        ("search:batch=1,playout=cardsense,prune=0", "prune"),
+        ("search:batch=1,playout=policy:dehla", None),
+    ):
+        if words is None:
+            with pytest.raises(ValueError, match="trained for"):
+                make_agent(spec, make_rules("court-piece"), 0)
+        else:
+            with pytest.raises(ValueError, match=words):
+                make_agent(spec, rules, 0)
+    with pytest.raises(ValueError, match="four-player"):
+        make_agent("search:batch=1,playout=cardsense", make_rules("dehla-direct", players=6), 0)
