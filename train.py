@@ -111,6 +111,8 @@ class Args:
     """hands of teacher self-play recorded for the warm start (0: no warm start)"""
     imitation_epochs: int = 4
     """passes over the imitation data"""
+    imitation_learning_rate: float | None = None
+    """Adam learning rate of the warm start (none: learning_rate); PPO uses learning_rate"""
     num_workers: int = 2
     """worker processes: they record the teacher's hands, then play the rollouts, each
     num_games / num_workers of the games (0: all in this process; the rollouts depend on
@@ -236,6 +238,11 @@ def ppo_update(
     return {k: float(np.mean(v)) for k, v in stats.items()}
 
 
+def set_lr(opt: torch.optim.Optimizer, lr: float) -> None:
+    for group in opt.param_groups:
+        group["lr"] = lr
+
+
 def evaluate(state: dict[str, Any], rules: Rules, opponent: str, deals: int, seed: int, path: Path) -> Any:
     """The arena's duel of the policy in ``state`` against ``opponent`` (a DuelResult)."""
     save_checkpoint(path, play_checkpoint(state))
@@ -322,8 +329,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             pool.load_state(ckpt["pool"])
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError) as e:
             raise SetupError(f"--resume: {ckpt_path}: does not fit this run's settings: {one_line(e, 200)}") from None
-        for group in opt.param_groups:  # an overridden learning_rate applies from here on
-            group["lr"] = a.learning_rate
+        set_lr(opt, a.learning_rate)  # an overridden learning_rate applies from here on
 
     # the run directory and the logs
     writer = open_run_dir(run_dir, bool(cli.resume), dataclasses.asdict(a), changed)
@@ -373,10 +379,12 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             t0 = time.time()
             data = imitation.record(workers.map, tasks)
             print(f"imitation data: {len(data['action'])} decisions in {time.time() - t0:.0f}s", flush=True)
+            set_lr(opt, a.learning_rate if a.imitation_learning_rate is None else a.imitation_learning_rate)
             imitation.fit(
                 policy, critic, opt, data, rules.players, a.imitation_epochs, a.minibatch_size, a.vf_coef, gen, stop,
                 writer.add_scalar,
             )  # fmt: skip
+            set_lr(opt, a.learning_rate)
             del data
             timing["imitation"] = time.time() - t0
             pool.imitation = copy.deepcopy(policy.state_dict())
@@ -391,8 +399,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                 print("time budget reached", flush=True)
                 break
             if a.anneal_lr:
-                for group in opt.param_groups:
-                    group["lr"] = a.learning_rate * max(0.0, 1.0 - update / a.updates)
+                set_lr(opt, a.learning_rate * max(0.0, 1.0 - update / a.updates))
             t0 = time.time()
             shards = selfplay.shard_tasks(
                 rules, a.num_games, max(1, a.num_workers), (a.seed, update), a.rounds, weights, policy, pool

@@ -15,6 +15,7 @@ import json
 import os
 import tempfile
 import time
+import types
 import typing
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,6 +61,11 @@ def _checked(key: str, value: Any, hint: Any) -> Any:
 
     if hint is Any:
         return value
+    if origin in (typing.Union, types.UnionType) and type(None) in params:  # ``float | None``
+        if value is None:
+            return None
+        (inner,) = [p for p in params if p is not type(None)]
+        return _checked(key, value, inner)
     if hint is bool:
         if not isinstance(value, bool):
             raise bad("true or false")
