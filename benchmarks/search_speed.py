@@ -1,7 +1,7 @@
 """Speed of the search layer: the exact solver, the sampler and ``search`` decisions.
 
     python benchmarks/search_speed.py [--rules dehla] [--positions 100] [--hands 4]
-        [--settings 8:4,16:4,16:5] [--seed 0] [--skip-solver] [--skip-search]
+        [--spec SPEC ...] [--seed 0] [--skip-solver] [--skip-search]
 
 **Solver.** For 5, 6, 7 and 8 tricks left: ``--positions`` random positions at a
 lead (hands dealt and played with random legal cards), each solved from scratch
@@ -11,9 +11,12 @@ legal card (``Solver.move_values``); median and worst time and node count.
 **Sampler.** Microseconds per consistent deal of the hidden cards (and per world state
 built from it), over the decisions of a few hands.
 
-**Search.** Milliseconds per ``search`` decision for each ``k:depth`` setting, playing
-``--hands`` hands against ``hard`` (the search side's decisions only, single legal
-moves included as the arena counts them), with the mean per trick number.
+**Search.** Milliseconds per decision of each ``--spec`` (default: the scalar search
+and the batched one, ``search:batch=1``, with the ``cardsense`` and the network
+playouts), playing the same ``--hands`` hands against ``hard`` (the search side's
+decisions only, single legal moves included as the arena counts them), with the mean
+per trick number and each spec's cost as a ratio to the first one's, same run. Torch
+runs on one thread, as an arena worker does.
 
 Times are CPU seconds of this process (``time.process_time``), so a busy machine
 inflates them less than wall time; run on an otherwise idle core for clean figures.
@@ -22,6 +25,7 @@ inflates them less than wall time; run on an otherwise idle core for clean figur
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
 import time
 
@@ -29,7 +33,8 @@ import numpy as np
 
 from agents.arena import play_hand
 from agents.base import Agent
-from agents.registry import make_agent
+from agents.bench.deals import preset_for
+from agents.registry import SHIPPED_POLICIES, make_agent
 from agents.sampler import WorldSampler
 from agents.solver import Solver, position_of, solvable
 from dehla_env import MatchState, make_rules
@@ -124,10 +129,20 @@ class _Clock(Agent):
         return action
 
 
-def bench_search(rules: Rules, settings: list[tuple[int, int]], hands: int, seed: int) -> None:
+def default_specs(rules: Rules) -> list[str]:
+    """The scalar search and the batched one, with the network playout where the
+    ruleset's preset has a shipped policy (and torch is installed)."""
+    specs = ["search:k=48,depth=5", "search:k=16,depth=5", "search:batch=1,playout=cardsense,k=16,depth=5"]
+    name = preset_for(rules).name
+    if importlib.util.find_spec("torch") is not None and (SHIPPED_POLICIES / f"{name}.pt").exists():
+        specs.append(f"search:batch=1,playout=policy:{name},k=16,depth=5")
+    return specs
+
+
+def bench_search(rules: Rules, specs: list[str], hands: int, seed: int) -> None:
     print(f"search, {rules.name}: ms per decision over {hands} hands x 2 seats against hard")
-    for k, depth in settings:
-        spec = f"search:k={k},depth={depth}"
+    first = 0.0
+    for spec in specs:
         log: dict[int, list[float]] = {}
         for i in range(hands):
             rng = np.random.default_rng([seed, 3, i])
@@ -140,9 +155,11 @@ def bench_search(rules: Rules, settings: list[tuple[int, int]], hands: int, seed
             play_hand(rules, deck, i % rules.players, seats, np.random.default_rng([seed, 4, i]))
         times = [x for v in log.values() for x in v]
         per_trick = " ".join(f"{t + 1}:{statistics.mean(v):.0f}" for t, v in sorted(log.items()))
+        mean = statistics.mean(times)
+        first = first or mean
         print(
-            f"  k={k:<3} depth={depth}: mean {statistics.mean(times):6.1f}  median {statistics.median(times):6.1f}"
-            f"  max {max(times):7.1f}  | by trick {per_trick}"
+            f"  {spec}: mean {mean:6.1f}  median {statistics.median(times):6.1f}  max {max(times):7.1f}"
+            f"  ({mean / first:.2f}x the first)  | by trick {per_trick}"
         )
 
 
@@ -151,7 +168,7 @@ def main() -> None:
     parser.add_argument("--rules", default="dehla", choices=PRESETS)
     parser.add_argument("--positions", type=int, default=100)
     parser.add_argument("--hands", type=int, default=4)
-    parser.add_argument("--settings", default="8:4,16:4,16:5", help="k:depth pairs for the search timing")
+    parser.add_argument("--spec", action="append", help="a search agent spec to time (repeatable)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-solver", action="store_true")
     parser.add_argument("--skip-search", action="store_true")
@@ -161,8 +178,11 @@ def main() -> None:
         bench_solver(rules, args.positions, args.seed)
     bench_sampler(rules, args.seed)
     if not args.skip_search:
-        settings = [(int(a), int(b)) for a, b in (s.split(":") for s in args.settings.split(","))]
-        bench_search(rules, settings, args.hands, args.seed)
+        if importlib.util.find_spec("torch") is not None:
+            import torch
+
+            torch.set_num_threads(1)
+        bench_search(rules, args.spec or default_specs(rules), args.hands, args.seed)
 
 
 if __name__ == "__main__":
