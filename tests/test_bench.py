@@ -15,6 +15,7 @@ from agents.bench import cli as bench_cli
 from agents.bench import deals as deal_sets
 from agents.bench import ladder as ladder_mod
 from agents.bench.runner import Bench, Store
+from agents.stats import Estimate
 from dehla_env.rules import make_rules
 
 
@@ -138,6 +139,36 @@ def test_a_ladder_computed_then_an_agent_placed_on_it(tmp_path: Path, monkeypatc
     assert ratings["easy"] < placed["rating"] < ratings["hard"] + 100
     assert placed["rating_ci"][0] <= placed["rating"] <= placed["rating_ci"][1]
     assert set(placed["references"]) == {"random", "easy", "hard"}
+
+
+def test_a_match_ladder_shows_how_hand_edges_become_match_edges(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Whole matches (kots, streaks and dealer rotation decide them, R1.7-R1.9): the
+    placement gives hand and match win rates with intervals side by side, and the
+    hand-to-match slope; a match amplifies a hand edge (the slope exceeds 1)."""
+    monkeypatch.setattr(ladder_mod, "LADDER_FILE", tmp_path / "ladder.json")
+    monkeypatch.setattr(ladder_mod, "references", lambda preset: ["random", "easy"])
+    argv = ["--mode", "match", "--deals", "12", "--quiet", "--workers", "1"]
+    rc, out, err = _run(["--compute-ladder", "--write", *argv], capsys)
+    assert rc == 0, err
+    assert "match" in json.loads((tmp_path / "ladder.json").read_text())["dehla"]
+    rc, out, err = _run(["--agent", "hard", "--json", *argv], capsys)
+    assert rc == 0, err
+    assert "match win rate" in out and "hand to match" in out
+    placed = json.loads(out.splitlines()[-1])
+    random = placed["references"]["random"]
+    assert random["match_win_rate"] > random["win_rate"] > 0.5
+    assert placed["match_edge_per_hand_edge"] > 1
+
+
+def test_the_hand_to_match_slope_is_least_squares_through_the_origin() -> None:
+    class Duel:
+        def __init__(self, hand: float, match: float) -> None:
+            self.win_rate = Estimate(hand, hand, hand, 0.0, 1)
+            self.match_win_rate = Estimate(match, match, match, 0.0, 1)
+
+    duels = {"a": Duel(0.6, 0.8), "b": Duel(0.45, 0.35)}  # edges (0.1, 0.3) and (-0.05, -0.15)
+    assert ladder_mod.match_edge_per_hand_edge(duels) == pytest.approx(3.0)
+    assert ladder_mod.match_edge_per_hand_edge({"even": Duel(0.5, 0.5)}) is None
 
 
 def test_the_crossplay_table_of_two_agents(capsys) -> None:

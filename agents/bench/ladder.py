@@ -169,6 +169,17 @@ def compute_ladder(
     return Ladder(preset.name, bench.deals.version, bench.mode, deals, ratings, command, policies), duels
 
 
+def match_edge_per_hand_edge(duels: dict[str, DuelResult]) -> float | None:
+    """The hand-to-match relation of match-mode duels: the least-squares slope, through
+    the origin, of the match edge (match win rate - 0.5) on the hand edge (hand win rate
+    over all the matches' hands - 0.5). Kots, streaks and points turn a small edge per
+    hand into a larger one per match; the slope says how much larger. None without a
+    match result or a hand edge."""
+    pairs = [(d.win_rate.value - 0.5, d.match_win_rate.value - 0.5) for d in duels.values() if d.match_win_rate]
+    den = sum(x * x for x, _y in pairs)
+    return sum(x * y for x, y in pairs) / den if den > 0 else None
+
+
 @dataclass(frozen=True)
 class Placement:
     """A new agent's duels against the references and its rating on the ladder."""
@@ -189,7 +200,11 @@ class Placement:
             item["breakdown"] = {k: [e.value, e.low, e.high] for k, e in d.breakdown().items()}
             per_ref[ref] = item
         deals = next(iter(self.duels.values())).deals
+        extra = (
+            {} if self.ladder.mode != "match" else {"match_edge_per_hand_edge": match_edge_per_hand_edge(self.duels)}
+        )
         return {
+            **extra,
             "version": self.ladder.version,
             "preset": self.ladder.preset,
             "mode": self.ladder.mode,
@@ -213,6 +228,12 @@ class Placement:
             if mw is not None:
                 row += f" {mw.value:.3f} | [{mw.low:.3f}, {mw.high:.3f}] |"
             lines.append(row)
+        slope = match_edge_per_hand_edge(self.duels) if match else None
+        if slope is not None:
+            lines += [
+                "",
+                f"hand to match: a match edge is {slope:.2f} x the hand edge (least squares over the references)",
+            ]
         deals = next(iter(self.duels.values())).deals
         refs = sorted(self.duels, key=self.ladder.rating)
         parts = {ref: self.duels[ref].breakdown() for ref in refs}
