@@ -523,3 +523,29 @@ def test_the_arena_prints_and_records_the_breakdown(capsys) -> None:
     )
     record = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert set(record["breakdown"]) >= {"A on seats 0, 2", "A's side led first", "B's side made trump"}
+
+
+def test_a_network_plays_in_process_on_one_torch_thread_and_the_callers_setting_returns(monkeypatch) -> None:
+    """As in a worker process: a forward pass on one observation gains nothing from a
+    thread pool, and on a busy machine the pool's threads wait on each other."""
+    import torch
+
+    from agents.arena import pool, run_duel
+
+    seen = []
+    real = pool.run_chunk
+
+    def spy(task):
+        seen.append(torch.get_num_threads())
+        return real(task)
+
+    monkeypatch.setattr(pool, "run_chunk", spy)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        run_duel(make_rules("dehla"), "policy:dehla", "random", 2, 1, workers=1)
+        assert set(seen) == {1} and torch.get_num_threads() == 2
+        run_duel(make_rules("dehla"), "hard", "random", 2, 1, workers=1)  # no network: left alone
+        assert seen[-1] == 2
+    finally:
+        torch.set_num_threads(before)
