@@ -279,7 +279,7 @@ def weight_files(spec: str) -> list[Path]:
     benchmark's saved results must be keyed by besides the spec's text, because the
     file behind ``policy:NAME`` can change."""
     entry, params = parse_spec(spec)
-    if entry.name == "policy":
+    if entry.build is _policy:
         return [policy_path(params["path"])]
     files: list[Path] = []
     for p in entry.params:
