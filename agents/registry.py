@@ -172,23 +172,27 @@ def _policy(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     return PolicyAgent(path, rules, seed, sample=p["sample"])
 
 
-#: what ``search:batch=1`` leaves out (the batch scores every action on every world)
-_SCALAR_ONLY = {"budget_ms": None, "prune": 1.0, "exact": False, "rdepth": None, "opp": None}
+#: the search parameters ``search:batch=1`` has no use for (it scores every action on
+#: every world, and its playouts run to the end of the hand)
+_SCALAR_ONLY = ("budget_ms", "prune", "exact", "rdepth", "opp")
 
 
 def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     from .batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
     from .batched_search import BatchedSearchAgent
+    from .policy import PolicyAgent
 
-    given = [key for key, default in _SCALAR_ONLY.items() if p[key] != default]
+    search = AGENTS["search"]
+    given = [key for key in _SCALAR_ONLY if p[key] != search.param(key).default]
     if given:
         raise ValueError(f"search:batch=1 has no {', '.join(given)} (every action is scored on every world)")
     playout = p["playout"]
+    # a policy checks it was trained for these rules
+    agent = make_agent(playout, rules) if playout.partition(":")[0] in AGENTS else None
     if playout in BATCHED_POLICIES:
         policy: Any = make_batched_policy(playout, rules.players, seed)
-    elif playout.startswith("policy:"):
-        net = make_agent(playout, rules)  # checks the checkpoint was trained for these rules
-        policy = TorchPolicy(net.net, deterministic=True)  # type: ignore[attr-defined]
+    elif isinstance(agent, PolicyAgent):
+        policy = TorchPolicy(agent.net, deterministic=True)  # its greedy move, for the whole batch
     else:
         raise ValueError(
             f"search:batch=1 plays out with a batched policy: {', '.join(BATCHED_POLICIES)} or policy:NAME, "
