@@ -334,10 +334,7 @@ class BatchEngine:
             self.tricks[i] = h.tricks
             self.tens[i] = h.tens
             self.cards_won[i] = h.cards_won
-        self.suitcnt[g] = self.hands[g].reshape(len(g), n, 4, NUM_RANKS).sum(axis=3, dtype=np.int16)
-        cnt = self.suitcnt[g].sum(axis=2)
-        self.counts[g, :n] = cnt
-        self.counts[g, n:] = cnt
+        self._recount(g)
         self.played2[g, n:] = self.played2[g, :n]
         self.voids2[g, n:] = self.voids2[g, :n]
         self.bid_code2[g, n:] = self.bid_code2[g, :n]
@@ -358,8 +355,12 @@ class BatchEngine:
             self.hands[rows, seats, cards] += 1
         else:
             np.add.at(self.hands, (rows, seats, cards), 1)
-        held = self.hands[g].reshape(len(g), n, 4, 13)
-        self.suitcnt[g] = held.sum(axis=3, dtype=np.int16)
+        self._recount(g)
+
+    def _recount(self, g: np.ndarray) -> None:
+        """Cards held per seat and suit, and per seat, from ``hands`` (games ``g``)."""
+        n = self.n
+        self.suitcnt[g] = self.hands[g].reshape(len(g), n, 4, NUM_RANKS).sum(axis=3, dtype=np.int16)
         cnt = self.suitcnt[g].sum(axis=2)
         self.counts[g, :n] = cnt
         self.counts[g, n:] = cnt
