@@ -45,6 +45,12 @@ class HeuristicAgent(Agent):
 
     level = "medium"
     counting = True  # whether the bot counts played cards and voids (Knowledge)
+    # the shared decisions, per level (set by the subclasses below)
+    trump_by_length = False  # trump: the longest suit (easy), else suit strength
+    bid_margin = 0.6  # tricks of safety below the estimate before bidding (R4.2)
+    bid_noise = 0.0  # standard deviation of the noise on the estimate
+    bid_jump: int | None = 2  # at most this many tricks above the highest bid; None: any
+    defer_to_partner = False  # a partner's bid costs a trick of the estimate
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
@@ -68,7 +74,7 @@ class HeuristicAgent(Agent):
     def choose_trump(self, view: PlayerView) -> int:
         """Name the suit the hand is strongest in (length first for easy)."""
         know = Knowledge(view)
-        if self.level == "easy":
+        if self.trump_by_length:
             scores = [len(know.hand_by_suit[s]) + 0.01 * max(know.hand_by_suit[s], default=0) for s in range(4)]
         else:
             scores = [know.suit_strength(s, self._tens_matter(view.rules)) for s in range(4)]
@@ -100,15 +106,14 @@ class HeuristicAgent(Agent):
         partner_bid = any(s % 2 == view.seat % 2 and a != PASS_ACTION for s, a in view.bids)
         best_suit = max(range(4), key=lambda s: self.estimate_tricks(view, s))
         est = self.estimate_tricks(view, best_suit)
-        margin = {"easy": 0.0, "medium": 0.6, "hard": 0.9}[self.level]
-        if self.level == "easy":
-            est += float(self.rng.normal(0.0, 0.7))
-        if self.level == "hard" and partner_bid:
+        if self.bid_noise:
+            est += float(self.rng.normal(0.0, self.bid_noise))
+        if self.defer_to_partner and partner_bid:
             est -= 1.0  # do not outbid a partner without a clearly better hand
-        tricks = int(est - margin)
+        tricks = int(est - self.bid_margin)
         if tricks < max(MIN_BID, high_tricks + 1):
             return PASS_ACTION
-        tricks = min(tricks, MAX_BID, high_tricks + 2 if self.level != "easy" else MAX_BID)
+        tricks = min(tricks, MAX_BID, MAX_BID if self.bid_jump is None else high_tricks + self.bid_jump)
         action = bid_action(max(tricks, high_tricks + 1), best_suit)
         return action if action in legal else PASS_ACTION
 
@@ -141,6 +146,10 @@ class EasyAgent(HeuristicAgent):
     """Wins cheaply when it can, else plays low; tens are ordinary cards."""
 
     level = "easy"
+    trump_by_length = True
+    bid_margin = 0.0
+    bid_noise = 0.7
+    bid_jump: int | None = None
 
     def choose_card(self, view: PlayerView, know: Knowledge) -> int:
         legal = view.legal_actions
@@ -157,6 +166,8 @@ class HardAgent(HeuristicAgent):
 
     level = "hard"
     counting = True
+    bid_margin = 0.9
+    defer_to_partner = True
     # weights of the expected-value model (tuned with the arena, dehla default rules)
     trick_base = 0.0  # worth of winning any trick (tempo, the lead, a pair threat)
     threat_share = 0.5  # share of the pile a new pair threat is worth
@@ -311,6 +322,8 @@ class MediumAgent(HardAgent):
     probability ``blunder`` it is the easy bot's (difficulty by blunder rate)."""
 
     level = "medium"
+    bid_margin = 0.6
+    defer_to_partner = False
     blunder = 0.4
 
     def __init__(self, seed: int | None = None) -> None:
