@@ -511,12 +511,45 @@ def test_the_per_seat_and_role_breakdown_partitions_the_hands(rules_name: str) -
         assert all(r.make_hands + r.defend_hands == r.hands for r in d.records)
 
 
+@pytest.mark.parametrize("rules_name", ["dehla", "court-piece"])
+def test_flat_and_swing_deals_recombine_to_the_win_rate(rules_name: str) -> None:
+    """A deal is flat when the same seats win both games (the cards decided); the win
+    rate is half the flat deals plus A's share of the swing deals."""
+    from agents.arena import run_duel
+
+    d = run_duel(make_rules(rules_name), "hard", "easy", 30, 5)
+    swings = d.swings()
+    assert swings is not None
+    flat, swing = swings
+    assert 0.0 < flat.value < 1.0
+    assert 0.5 * flat.value + swing.value * (1 - flat.value) == pytest.approx(d.win_rate.value)
+    record = d.as_dict()
+    assert record["flat_deals"][0] == flat.value and record["swing_win_rate"][0] == swing.value
+
+
+def test_a_bot_against_itself_leaves_every_deal_flat() -> None:
+    """Seeded per seat, the same bot on both sides plays both games of a deal alike, so
+    the cards alone decide every deal."""
+    from agents.arena import run_duel
+
+    flat, _swing = run_duel(make_rules("court-piece"), "hard", "hard", 8, 3).swings() or (None, None)
+    assert flat is not None and flat.value == 1.0
+
+
+def test_match_mode_has_no_flat_deal_figure() -> None:
+    from agents.arena import run_duel
+
+    d = run_duel(make_rules("court-piece", {"points": 1}), "hard", "easy", 2, 3, mode="match")
+    assert d.swings() is None and "flat_deals" not in d.as_dict()
+
+
 def test_the_arena_prints_and_records_the_breakdown(capsys) -> None:
     from agents.arena.cli import main as arena_main
 
     assert arena_main(["--rules", "court-piece", "--a", "hard", "--b", "easy", "--deals", "6", "--workers", "1"]) == 0
     text = capsys.readouterr().out
     assert "A's side made trump" in text and "A on seats 1, 3" in text
+    assert "deals the cards decided" in text and "A's share of the others" in text
     assert (
         arena_main(["--rules", "court-piece", "--a", "hard", "--b", "easy", "--deals", "6", "--workers", "1", "--json"])
         == 0

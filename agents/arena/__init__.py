@@ -30,7 +30,11 @@ hand with no winner (``dehla-direct`` 2-2, a tie) counting half, with its 95% in
 (normal approximation over deals; a seeded percentile bootstrap too); ``tens_diff``
 and ``points_diff``, A minus B per hand; kots per side; in match mode
 ``match_win_rate``, a drawn or unfinished match counting half; decisions per second per
-spec (time inside ``act``).
+spec (time inside ``act``). In hand mode also ``flat_deals``, the share of deals the
+cards decided (the same seats won both games, so the play changed nothing), and
+``swing_win_rate``, A's share of hands won on the other deals: ``win_rate = 0.5 *
+flat_deals + swing_win_rate * (1 - flat_deals)``, so a ruleset where most deals are
+flat (``court-piece``) shows a real edge as a small win rate.
 
 **Round robin.** ``--agents hard,medium,easy,random`` plays every pair on the same
 deals and prints Bradley-Terry ratings on the Elo scale with 95% bootstrap intervals

@@ -110,6 +110,22 @@ class DuelResult:
             out["B's side made trump"] = ratio_ci(self._arr("defend_won"), self._arr("defend_hands"))
         return out
 
+    def swings(self) -> tuple[Estimate, Estimate] | None:
+        """Hand mode: (the share of deals the cards decided, A's share of hands won on
+        the others), with 95% intervals over deals; None in match mode.
+
+        A deal is *flat* when its two games split one hand each way (or both had no
+        winner): the same seats won both times, whoever held them, so the play changed
+        nothing. On the other (*swing*) deals the play decided, and the win rate is
+        ``0.5 * flat + swing_share * (1 - flat)``: where most deals are flat, a small
+        win rate is a large edge in the deals that can be won.
+        """
+        if self.mode != "hand" or not self.records:
+            return None
+        total = np.array([sum(r.game_scores) for r in self.records], dtype=float)
+        flat = np.isclose(total, 1.0)
+        return mean_ci(flat.astype(float)), mean_ci(total[~flat] / 2.0)
+
     def breakdown_table(self) -> str:
         rows = [[name, f"{e.value:.3f}", f"[{e.low:.3f}, {e.high:.3f}]"] for name, e in self.breakdown().items()]
         return format_table(["A's share of hands won", "value", "95% interval"], rows, align="lrr")
@@ -168,6 +184,11 @@ class DuelResult:
                 match_ci_high=mw.high,
             )
         out["breakdown"] = {name: [e.value, e.low, e.high] for name, e in self.breakdown().items()}
+        swings = self.swings()
+        if swings is not None:
+            flat, swing = swings
+            out["flat_deals"] = [flat.value, flat.low, flat.high]
+            out["swing_win_rate"] = [swing.value, swing.low, swing.high]
         return finite(out)
 
     def label(self, side: str) -> str:
@@ -199,6 +220,10 @@ class DuelResult:
         if points_matter(self.rules):
             est("points A-B / hand", self.points_diff, 3)
         rows.append(["kots A-B", f"{self.kots_a}-{self.kots_b}", ""])
+        swings = self.swings()
+        if swings is not None:
+            est("deals the cards decided", swings[0], 3)
+            est("A's share of the others", swings[1], 3)
         speeds = ", ".join(f"{k} {v:,.0f}" for k, v in self.speeds().items())
         foot = f"{self.decisions:,} decisions in {self.seconds:.1f} s ({self.workers} workers); decisions/s: {speeds}"
         main = format_table(["", "value", "95% interval"], rows, align="lrr")
