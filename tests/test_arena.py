@@ -532,8 +532,8 @@ def test_a_bot_against_itself_leaves_every_deal_flat() -> None:
     the cards alone decide every deal."""
     from agents.arena import run_duel
 
-    flat, _swing = run_duel(make_rules("court-piece"), "hard", "hard", 8, 3).swings() or (None, None)
-    assert flat is not None and flat.value == 1.0
+    swings = run_duel(make_rules("court-piece"), "hard", "hard", 8, 3).swings()
+    assert swings is not None and swings[0].value == 1.0
 
 
 def test_match_mode_has_no_flat_deal_figure() -> None:
