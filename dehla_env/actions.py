@@ -17,7 +17,9 @@ steps of the engine (``MatchState.apply_deal`` / ``apply_draw``).
 
 from __future__ import annotations
 
-from .cards import NUM_CARDS, SUIT_LETTERS, card_text, parse_card, parse_suit
+import numpy as np
+
+from .cards import NUM_CARDS, NUM_RANKS, SUIT_LETTERS, SUIT_MASK_BITS, card_text, parse_card, parse_suit
 
 CARD_OFFSET = 0
 TRUMP_OFFSET = NUM_CARDS  # 52
@@ -27,6 +29,20 @@ MIN_BID = 7
 MAX_BID = 13
 NUM_BID_LEVELS = MAX_BID - MIN_BID + 1  # 7
 NUM_ACTIONS = BID_OFFSET + 4 * NUM_BID_LEVELS  # 85
+
+
+# _RANK_FLAGS[p]: 13 bytes, byte r is 1 where bit r of the rank pattern p is set
+_RANK_FLAGS = tuple(bytes((p >> r) & 1 for r in range(NUM_RANKS)) for p in range(1 << NUM_RANKS))
+_NON_CARD_FLAGS = bytes(NUM_ACTIONS - NUM_CARDS)
+
+
+def card_mask(cards: int) -> np.ndarray:
+    """The action mask (int8, ``NUM_ACTIONS``) whose legal actions are the card ids of
+    the 52-bit mask ``cards``: four suit patterns looked up, no loop over cards."""
+    f = _RANK_FLAGS
+    m = SUIT_MASK_BITS
+    flags = b"".join((f[cards & m], f[(cards >> 13) & m], f[(cards >> 26) & m], f[(cards >> 39) & m], _NON_CARD_FLAGS))
+    return np.frombuffer(flags, dtype=np.int8)
 
 
 def trump_action(suit: int) -> int:

@@ -59,7 +59,7 @@ from .cards import NUM_CARDS, NUM_RANKS, cards_in
 from .engine import MatchState, Phase
 from .engine.hand import FIRST_STAGE_CARDS
 from .rules import MatchScoring, Rules
-from .tricks import trick_winner
+from .tricks import beats, trick_winner
 from .view import PlayerView, cards_undealt, own_cards, own_hand_mask, visible_contract, visible_trump
 
 NUM_BID_CHOICES = 2 + (NUM_ACTIONS - BID_OFFSET)  # not yet, pass, 28 bids
@@ -216,6 +216,8 @@ def _match_features(rules: Rules, seat_side: int, kots, points, streak, hands_co
 
 
 _PHASE_INDEX = {Phase.TRUMP: 0, Phase.BID: 1, Phase.PLAY: 2}
+_PLAY_PHASE = Phase.PLAY
+_PHASE_SLOT = [_PHASE_INDEX.get(p, 3) for p in Phase]  # by phase value: trump, bid, card, none
 
 
 def encode_view(view: PlayerView) -> np.ndarray:
@@ -297,18 +299,71 @@ class _ViewHand:
         self.trump_maker = view.trump_maker
 
 
-class _Seen:
-    """One observer's observation, kept up to date by writing only what changed.
+# The slices one observer sees differently from another beyond the rotation of seats
+# and sides: its own cards and its knowledge of trump (R0.6, R2.4c), and the two that
+# mix public values with "mine" (contract_info, match). The board keeps one row of each
+# per seat; every other slice is kept once, in absolute seats and sides.
+_OWN_SLICES = ("hand", "trump_suit", "trump_state", "contract_info", "match")
 
-    ``buf`` is the whole flat vector (a C float array: element writes cost tens of
-    nanoseconds and ``np.frombuffer`` of a copy is the result). The other slots remember
-    what was last written where, so that the next call can clear exactly that."""
+
+@cache
+def board_layout(num_players: int) -> Layout:
+    """The layout of the encoder's board: every public slice of :func:`layout_for` in
+    absolute seats and sides (row ``s`` is seat ``s``, not relative seat ``s``), then
+    the observer's own slices once per seat (``_OWN_SLICES``, a leading seat axis)."""
+    n = num_players
+    lay = layout_for(n)
+    own = [lay[name] for name in _OWN_SLICES]
+    public = [(s.name, s.axes, s.shape) for s in lay.slices.values() if s not in own]
+    return Layout(n, public + [(s.name, (Axis.SEAT, *s.axes), (n, *s.shape)) for s in own])
+
+
+@cache
+def gather_indices(num_players: int) -> np.ndarray:
+    """``(n, D)`` board positions: seat ``s``'s observation is ``board[gather[s]]``.
+
+    The typed first axis of each slice says how it turns seat-relative: relative seat
+    ``r`` of observer ``s`` is absolute seat ``(s + r) % n`` (R0.2), relative side ``r``
+    is side ``(s + r) % 2``, a seat-or-none axis keeps its last entry (none) in place;
+    an own slice takes the observer's row."""
+    n = num_players
+    lay, board = layout_for(n), board_layout(n)
+    own = [lay[name] for name in _OWN_SLICES]
+    out = np.empty((n, lay.size), dtype=np.intp)
+    for seat in range(n):
+        for s in lay.slices.values():
+            b = board[s.name]
+            if s in own:
+                idx = b.offset + seat * s.size + np.arange(s.size)
+            else:
+                rows = np.arange(b.size).reshape(s.shape[0], -1)
+                first = s.axes[0]
+                if first is Axis.SEAT:
+                    rows = rows[(seat + np.arange(n)) % n]
+                elif first is Axis.SEAT_OR_NONE:
+                    rows = rows[np.append((seat + np.arange(n)) % n, n)]
+                elif first is Axis.SIDE:
+                    rows = rows[(seat + np.arange(2)) % 2]
+                idx = b.offset + rows.reshape(-1)
+            out[seat, s.offset : s.stop] = idx
+    out.flags.writeable = False
+    return out
+
+
+class _Board:
+    """What the observations are gathered from, kept up to date by writing only what
+    changed: the public slices once, in absolute seats and sides, and each seat's own
+    slices in its row.
+
+    ``buf`` is a C float array (element writes cost tens of nanoseconds) and ``values``
+    a numpy view of it (never reallocated: it is cleared in place). The other slots
+    remember what was last written where, so that the next call can clear exactly that:
+    the public ones for the board, ``own_*`` per seat."""
 
     __slots__ = (
         "buf",
+        "values",
         "hand_ref",
-        "hand_mask",
-        "hand_cards",
         "trick",
         "trick_of",
         "leader_i",
@@ -321,19 +376,28 @@ class _Seen:
         "middle_seen",
         "middle_i",
         "threat_i",
-        "trump_key",
         "maker_i",
         "bids_seen",
         "bid_i",
         "contract_key",
         "phase_i",
-        "match_key",
+        "phase",
+        "maker",
+        "tricks_written",
+        "undealt",
+        "win_played",
+        "win_trump",
+        "win_card",
+        "own_mask",
+        "own_cards",
+        "own_trump",
+        "own_contract",
+        "own_match",
     )
 
     buf: array
+    values: np.ndarray
     hand_ref: object
-    hand_mask: int
-    hand_cards: list[int] | None
     trick: list[int]
     trick_of: int
     leader_i: int
@@ -346,50 +410,66 @@ class _Seen:
     middle_seen: int
     middle_i: list[int]
     threat_i: int
-    trump_key: object
     maker_i: int
     bids_seen: int
     bid_i: list[int]
     contract_key: object
     phase_i: int
-    match_key: object
+    phase: object
+    maker: int
+    tricks_written: int
+    undealt: int
+    win_played: int
+    win_trump: int
+    win_card: int
+    own_mask: list[int]
+    own_cards: list[list[int] | None]
+    own_trump: list[object]
+    own_contract: list[object]
+    own_match: list[object]
 
     def __init__(self, size: int) -> None:
         self.buf = array("f", bytes(4 * size))
+        self.values = np.frombuffer(self.buf, dtype=np.float32)
         self.hand_ref = None
 
 
 class ObservationEncoder:
-    """The one observation encoder: the flat vector of the table above, for one seat.
+    """The one observation encoder: the flat vector of the table above, for any seat.
 
-    It reads a hand only through what :mod:`dehla_env.view` lets the seat see: the
-    public fields of the engine's hand (:data:`~dehla_env.view.PUBLIC_FIELDS`), the
-    seat's own cards (:func:`~dehla_env.view.own_hand_mask`), the trump as the seat knows
-    it (:func:`~dehla_env.view.visible_trump`) and the contract once it is public
+    It reads a hand only through what :mod:`dehla_env.view` lets a seat see: the public
+    fields of the engine's hand (:data:`~dehla_env.view.PUBLIC_FIELDS`), the seat's own
+    cards (:func:`~dehla_env.view.own_hand_mask`), the trump as the seat knows it
+    (:func:`~dehla_env.view.visible_trump`) and the contract once it is public
     (:func:`~dehla_env.view.visible_contract`); :meth:`encode_view` reads the same from a
     :class:`~dehla_env.view.PlayerView`. ``tests/oracle_encoding.py`` is the naive
     reference every output is checked against.
 
-    **Incremental.** Each observer keeps its vector between calls, and a call writes only
-    the entries that changed since that observer's last call: the cards played since,
-    the tricks completed since (played, won, voids), the trick in progress, and the
-    scalars. A step of the game changes a handful of entries, so encoding costs a few
-    microseconds instead of rebuilding 826 floats.
+    **Incremental, and shared by the seats.** The encoder keeps one *board*
+    (:func:`board_layout`): the public slices in absolute seats and sides, written once
+    for all observers, and each seat's own slices (its cards, its knowledge of trump,
+    "mine" in the contract and match values) in a row of their own. A call writes only
+    what changed since the last call (the cards played since, the tricks completed since,
+    the trick in progress, the scalars), then gathers the observer's vector with one
+    fixed index per seat (:func:`gather_indices`): the rotation to the observer's frame
+    is that index, not arithmetic at every write. A step of the game changes a handful
+    of entries, whichever seat looks next.
     """
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.n = n = rules.players
         self.layout = layout_for(n)
-        o = {name: s.offset for name, s in self.layout.slices.items()}
-        self._o = o
-        self._size = self.layout.size
-        self._seen: list[_Seen | None] = [None] * n
+        self._gather = tuple(gather_indices(n))  # one index array per seat
+        board = board_layout(n)
+        self._board_size = board.size
+        self._board: _Board | None = None
+        o = {name: s.offset for name, s in board.slices.items()}
         self._inv_deck = 1.0 / rules.deck_size
         self._inv_tricks = 1.0 / rules.num_tricks
         self._inv_tens = 1.0 / rules.num_tens
         self._inv_hand = 1.0 / rules.hand_size
-        # offsets used on every call
+        # board offsets used on every call
         self.o_hand = o["hand"]
         self.o_counts = o["hand_counts"]
         self.o_trick = o["trick"]
@@ -419,11 +499,11 @@ class ObservationEncoder:
     def encode(self, match: MatchState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The flat observation of ``seat`` in ``match`` now (a new array unless ``out``)."""
         hand = match.hand
-        seen = self._seen[seat]
-        if seen is None:
-            seen = self._seen[seat] = _Seen(self._size)
+        board = self._board
+        if board is None:
+            board = self._board = _Board(self._board_size)
         self._update(
-            seen,
+            board,
             hand,
             seat,
             own_hand_mask(hand, seat),
@@ -433,17 +513,16 @@ class ObservationEncoder:
             cards_undealt(hand),
             match,
         )
-        result = np.frombuffer(array("f", seen.buf), dtype=np.float32)
         if out is not None:
-            out[:] = result
+            out[:] = board.values[self._gather[seat]]
             return out
-        return result
+        return board.values[self._gather[seat]]
 
     def encode_view(self, view: PlayerView) -> np.ndarray:
         """The flat observation of ``view.seat`` from the view alone (written afresh)."""
-        seen = _Seen(self._size)
+        board = _Board(self._board_size)
         self._update(
-            seen,
+            board,
             _ViewHand(view),
             view.seat,
             view.hand_mask,
@@ -453,40 +532,48 @@ class ObservationEncoder:
             view.cards_undealt,
             view,
         )
-        return np.frombuffer(seen.buf, dtype=np.float32)
+        return board.values[self._gather[view.seat]]
 
     # ------------------------------------------------------------------ the one encoder
-    def _reset(self, seen: _Seen, h: Any, seat: int) -> None:
-        """A new hand for this observer: a zero vector and the per-hand constants."""
+    def _reset(self, board: _Board, h: Any) -> None:
+        """A new hand: a zero board and the per-hand constants."""
         n = self.n
-        size = self._size
-        seen.buf = buf = array("f", bytes(4 * size))
-        seen.hand_mask = 0
-        seen.hand_cards = None
-        seen.trick = []
-        seen.trick_of = 0
-        seen.leader_i = seen.led_i = seen.win_i = -1
-        seen.tricks_seen = 0
-        seen.cards_seen = 0
-        seen.won_seen = [0, 0]
-        seen.middle_ref = None
-        seen.middle_seen = 0
-        seen.middle_i = []
-        seen.threat_i = -1
-        seen.trump_key = None
-        seen.maker_i = -1
-        seen.bids_seen = 0
-        seen.bid_i = [self.o_bids + r * NUM_BID_CHOICES for r in range(n)]  # "not yet" for every seat
-        for i in seen.bid_i:
+        board.values[:] = 0.0
+        buf = board.buf
+        board.trick = []
+        board.trick_of = 0
+        board.leader_i = board.led_i = board.win_i = -1
+        board.tricks_seen = 0
+        board.cards_seen = 0
+        board.won_seen = [0, 0]
+        board.middle_ref = None
+        board.middle_seen = 0
+        board.middle_i = []
+        board.threat_i = -1
+        board.maker_i = -1
+        board.bids_seen = 0
+        board.bid_i = [self.o_bids + s * NUM_BID_CHOICES for s in range(n)]  # "not yet" for every seat
+        for i in board.bid_i:
             buf[i] = 1.0
-        seen.contract_key = _UNSET
-        seen.phase_i = -1
-        seen.match_key = None
-        buf[self.o_dealer + (h.dealer - seat) % n] = 1.0
+        board.contract_key = _UNSET
+        board.phase_i = -1
+        board.phase = None
+        board.maker = -2  # not a seat, nor NOBODY: the first call writes "none"
+        board.tricks_written = -1
+        board.undealt = -1
+        board.win_played = -1
+        board.win_trump = -2
+        board.win_card = -1
+        board.own_mask = [0] * n
+        board.own_cards = [None] * n
+        board.own_trump = [None] * n
+        board.own_contract = [_UNSET] * n
+        board.own_match = [None] * n
+        buf[self.o_dealer + h.dealer] = 1.0
 
     def _update(
         self,
-        seen: _Seen,
+        board: _Board,
         h: Any,
         seat: int,
         own_mask: int,
@@ -496,118 +583,38 @@ class ObservationEncoder:
         undealt: int,
         match: Any,
     ) -> None:
-        if seen.hand_ref is not h:
-            seen.hand_ref = h
-            self._reset(seen, h, seat)
-        buf = seen.buf
-        n = self.n
-        # own hand: the cards that came or went since the last call
-        if own_list is None:
-            diff = own_mask ^ seen.hand_mask
+        """Bring the public slices up to date with ``h``, and ``seat``'s own row with
+        what it alone knows (its cards, its trump, which side is its own).
+
+        Each public part is rewritten only when the counter it depends on moved: the
+        cards played (the trick, ``played``, ``voids``, the counts of the seats that
+        played), the tricks completed (``won``, the middle, the threat, tricks, tens),
+        the cards undealt (the counts after a deal), the bids, the phase."""
+        if board.hand_ref is not h:
+            board.hand_ref = h
+            self._reset(board, h)
+        buf = board.buf
+        # ---- this seat's own row
+        if own_list is None:  # the cards that came or went since this seat's last call
+            diff = own_mask ^ board.own_mask[seat]
             if diff:
-                o = self.o_hand
+                o = self.o_hand + seat * NUM_CARDS
                 if diff & (diff - 1):
                     for c in cards_in(diff):
                         buf[o + c] = 1.0 if own_mask >> c & 1 else 0.0
                 else:  # the usual change: one card played
                     c = diff.bit_length() - 1
                     buf[o + c] = 1.0 if own_mask & diff else 0.0
-                seen.hand_mask = own_mask
-        elif own_list != seen.hand_cards:
-            o = self.o_hand
+                board.own_mask[seat] = own_mask
+        elif own_list != board.own_cards[seat]:
+            o = self.o_hand + seat * NUM_CARDS
             buf[o : o + NUM_CARDS] = array("f", bytes(4 * NUM_CARDS))
             for c in own_list:
                 buf[o + c] += 1.0
-            seen.hand_cards = own_list
-        # cards played since the last call: played and voids (R0.4), completed tricks
-        history = h.history
-        trick_cards = h.trick_cards
-        if seen.cards_seen < n * len(history) + len(trick_cards):
-            self._played(seen, h, seat)
-        # the trick in progress
-        have = seen.trick
-        k = len(have)
-        if k != len(trick_cards) or seen.trick_of != len(history):
-            # the trick grew, or a new one began (then the old cards go first)
-            if seen.trick_of != len(history) or k > len(trick_cards):
-                for i in have:
-                    buf[i] = 0.0
-                have = seen.trick = []
-                k = 0
-                seen.trick_of = len(history)
-            o = self.o_trick
-            seats = h.trick_seats
-            for m in range(k, len(trick_cards)):
-                i = o + ((seats[m] - seat) % n) * NUM_CARDS + trick_cards[m]
-                buf[i] = 1.0
-                have.append(i)
-        phase = h.phase
-        i = self.o_leader + (h.leader - seat) % n if phase == Phase.PLAY else -1
-        if i != seen.leader_i:
-            if seen.leader_i >= 0:
-                buf[seen.leader_i] = 0.0
-            if i >= 0:
-                buf[i] = 1.0
-            seen.leader_i = i
-        if trick_cards:
-            i = self.o_led + h.led
-            winner = h.trick_seats[trick_winner(trick_cards, h.trump)]
-            j = self.o_win + (winner - seat) % n
-        else:
-            i = j = -1
-        if i != seen.led_i:
-            if seen.led_i >= 0:
-                buf[seen.led_i] = 0.0
-            if i >= 0:
-                buf[i] = 1.0
-            seen.led_i = i
-        if j != seen.win_i:
-            if seen.win_i >= 0:
-                buf[seen.win_i] = 0.0
-            if j >= 0:
-                buf[j] = 1.0
-            seen.win_i = j
-        # cards won per side (append-only within a hand)
-        won = h.won_cards
-        for side in (0, 1):
-            cards = won[side]
-            k = seen.won_seen[side]
-            if k < len(cards):
-                row = self.o_won + ((side - seat) % 2) * NUM_CARDS
-                for c in cards[k:]:
-                    buf[row + c] += 1.0
-                seen.won_seen[side] = len(cards)
-        # the middle (R1.5): grows by tricks, emptied by a take
-        middle: list[int] = h.middle
-        if middle is not seen.middle_ref or len(middle) != seen.middle_seen:
-            o = self.o_middle
-            if middle is not seen.middle_ref or len(middle) < seen.middle_seen:
-                for i in seen.middle_i:
-                    buf[i] = 0.0
-                seen.middle_i = []
-                seen.middle_seen = 0
-                seen.middle_ref = middle
-            for c in middle[seen.middle_seen :]:
-                seen.middle_i.append(o + c)
-                buf[o + c] = 1.0
-            seen.middle_seen = len(middle)
-        o = self.o_midinfo
-        if middle:
-            buf[o] = len(middle) * self._inv_deck
-            buf[o + 1] = h.middle_tens * self._inv_tens
-            buf[o + 2] = 1.0
-        else:
-            buf[o] = buf[o + 1] = buf[o + 2] = 0.0
-        lw = h.last_winner
-        i = self.o_threat + ((lw - seat) % n if lw >= 0 else n)
-        if i != seen.threat_i:
-            if seen.threat_i >= 0:
-                buf[seen.threat_i] = 0.0
-            buf[i] = 1.0
-            seen.threat_i = i
-        # trump as this seat knows it (R2.4c), and who made it
-        if trump_seen != seen.trump_key:
-            o, t = self.o_tsuit, self.o_tstate
+            board.own_cards[seat] = own_list
+        if trump_seen != board.own_trump[seat]:  # trump as this seat knows it (R2.4c)
+            o = self.o_tsuit + seat * 4
+            t = self.o_tstate + seat * 4
             buf[o : o + 4] = buf[t : t + 4] = array("f", bytes(16))
             suit, in_force, hidden = trump_seen
             if hidden:
@@ -617,72 +624,291 @@ class ObservationEncoder:
             else:
                 buf[o + suit] = 1.0
                 buf[t + (1 if in_force else 2)] = 1.0
-            seen.trump_key = trump_seen
-        tm = h.trump_maker
-        i = self.o_maker + ((tm - seat) % n if tm >= 0 else n)
-        if i != seen.maker_i:
-            if seen.maker_i >= 0:
-                buf[seen.maker_i] = 0.0
-            buf[i] = 1.0
-            seen.maker_i = i
-        # bidding (R4.2): each seat's last call
-        bids = h.bids
-        if len(bids) != seen.bids_seen:
-            o = self.o_bids
-            for s, a in bids[seen.bids_seen :]:
-                r = (s - seat) % n
-                buf[seen.bid_i[r]] = 0.0
-                i = o + r * NUM_BID_CHOICES + (1 if a == PASS_ACTION else 2 + a - BID_OFFSET)
-                buf[i] = 1.0
-                seen.bid_i[r] = i
-            seen.bids_seen = len(bids)
-        if contract != seen.contract_key:
-            o, ci = self.o_cseat, self.o_cinfo
-            buf[o : o + n + 1] = array("f", bytes(4 * (n + 1)))
+            board.own_trump[seat] = trump_seen
+        if contract != board.own_contract[seat]:  # R4.2: how high, and whether it is my side's
+            ci = self.o_cinfo + seat * 2
             if contract is not None:
                 bidder, tricks, _suit = contract
-                buf[o + (bidder - seat) % n] = 1.0
                 buf[ci] = tricks / 13
                 buf[ci + 1] = 1.0 if bidder % 2 == seat % 2 else 0.0
             else:
-                buf[o + n] = 1.0
                 buf[ci] = buf[ci + 1] = 0.0
-            seen.contract_key = contract
-        i = self.o_phase + _PHASE_INDEX.get(phase, 3)
-        if i != seen.phase_i:
-            if seen.phase_i >= 0:
-                buf[seen.phase_i] = 0.0
+            board.own_contract[seat] = contract
+        # the match values change between hands only (written once per seat and hand)
+        hands_completed = match.hands_completed
+        if hands_completed != board.own_match[seat]:
+            self._write_match(board, seat, match)
+        # ---- the public slices, in absolute seats
+        trick_cards = h.trick_cards
+        if (
+            trick_cards
+            and board.cards_seen == self.n * len(h.history) + len(trick_cards) - 1
+            and h.phase == _PLAY_PHASE
+            and board.phase == _PLAY_PHASE
+        ):
+            # the usual step: one more card in the trick, in the card phase before and
+            # after, so the tricks done, the deal, the bids and the leader stand; the
+            # card may have made trump (R1.4) or the trump may have been revealed (R2.4c)
+            self._one_more_card(board, h)
+            if h.trump_maker != board.maker:
+                self._set_maker(board, h.trump_maker)
+        elif (
+            not trick_cards
+            and board.cards_seen == self.n * len(h.history) - 1
+            and h.phase == _PLAY_PHASE
+            and board.phase == _PLAY_PHASE
+        ):
+            # a trick completed by the last card, and play goes on: the deal may go on
+            # (R0.3 staged deal), and the card may have made trump (R1.4)
+            self._last_card(board, h)
+            if h.trump_maker != board.maker:
+                self._set_maker(board, h.trump_maker)
+            if undealt != board.undealt:
+                self._set_undealt(board, h, undealt)
+        else:
+            self._sync_public(board, h, contract, undealt)
+
+    def _sync_public(self, board: _Board, h: Any, contract: tuple[int, int, int] | None, undealt: int) -> None:
+        """Bring every public slice up to date; each part is rewritten only when the
+        counter it depends on moved."""
+        buf = board.buf
+        n = self.n
+        history = h.history
+        trick_cards = h.trick_cards
+        tricks_done = len(history)
+        played = n * tricks_done + len(trick_cards)
+        trump = h.trump
+        if played != board.cards_seen:
+            self._played(board, h)
+            self._trick(board, h)
+        if tricks_done != board.tricks_written:
+            self._tricks_completed(board, h)
+        if undealt != board.undealt:
+            self._set_undealt(board, h, undealt)
+        if played != board.win_played or trump != board.win_trump:  # the trick's winner so far
+            board.win_played = played
+            board.win_trump = trump
+            if trick_cards:
+                w = trick_winner(trick_cards, trump)
+                self._set_winner(board, h.trick_seats[w], trick_cards[w])
+            else:
+                self._set_winner(board, -1, -1)
+        phase = h.phase
+        if phase != board.phase:
+            i = self.o_phase + _PHASE_SLOT[phase]
+            if board.phase_i >= 0:
+                buf[board.phase_i] = 0.0
             buf[i] = 1.0
-            seen.phase_i = i
-        # scalars
-        counts = h.hand_counts
+            board.phase_i = i
+            board.phase = phase
+        i = self.o_leader + h.leader if phase == Phase.PLAY else -1
+        if i != board.leader_i:
+            if board.leader_i >= 0:
+                buf[board.leader_i] = 0.0
+            if i >= 0:
+                buf[i] = 1.0
+            board.leader_i = i
+        if h.trump_maker != board.maker:  # who made trump (public; a closed trump's suit is not)
+            self._set_maker(board, h.trump_maker)
+        bids = h.bids
+        if len(bids) != board.bids_seen:  # bidding (R4.2): each seat's last call
+            o = self.o_bids
+            for s, a in bids[board.bids_seen :]:
+                buf[board.bid_i[s]] = 0.0
+                i = o + s * NUM_BID_CHOICES + (1 if a == PASS_ACTION else 2 + a - BID_OFFSET)
+                buf[i] = 1.0
+                board.bid_i[s] = i
+            board.bids_seen = len(bids)
+        if contract != board.contract_key:  # the contract's bidder (R4.2), once public
+            o = self.o_cseat
+            buf[o : o + n + 1] = array("f", bytes(4 * (n + 1)))
+            buf[o + (contract[0] if contract is not None else n)] = 1.0
+            board.contract_key = contract
+
+    def _write_match(self, board: _Board, seat: int, match: Any) -> None:
+        """``seat``'s eight match values (own side first)."""
+        winner = match.winner if isinstance(match, MatchState) else match.match_winner
+        o = self.o_match + seat * 8
+        board.buf[o : o + 8] = array(
+            "f",
+            _match_features(
+                self.rules, seat % 2, match.kots, match.points, match.streak, match.hands_completed, winner is not None
+            ),
+        )
+        board.own_match[seat] = match.hands_completed
+
+    def _one_more_card(self, board: _Board, h: Any) -> None:
+        """A card added to the trick in progress since the last call: its seat's
+        ``played``, void (R0.4) and count, the trick, the suit led, the winner so far."""
+        buf = board.buf
+        trick_cards = h.trick_cards
+        m = len(trick_cards) - 1
+        c = trick_cards[m]
+        s = h.trick_seats[m]
+        buf[self.o_played + s * NUM_CARDS + c] += 1.0
+        buf[self.o_counts + s] = h.hand_counts[s] * self._inv_hand
+        i = self.o_trick + s * NUM_CARDS + c
+        buf[i] = 1.0
+        board.trick.append(i)
+        board.cards_seen += 1
+        trump = h.trump
+        if m == 0:  # the lead
+            self._set_led(board, self.o_led + c // NUM_RANKS)
+            self._set_winner(board, s, c)
+        else:
+            led = trick_cards[0] // NUM_RANKS
+            if c // NUM_RANKS != led:
+                buf[self.o_voids + s * 4 + led] = 1.0
+            if trump != board.win_trump:  # R2.4c: a trump revealed in this trick
+                w = trick_winner(trick_cards, trump)
+                self._set_winner(board, h.trick_seats[w], trick_cards[w])
+            elif beats(c, board.win_card, trump):
+                self._set_winner(board, s, c)
+        board.win_played = board.cards_seen
+        board.win_trump = trump
+
+    def _last_card(self, board: _Board, h: Any) -> None:
+        """The card that completed the last trick, and what the completion changed:
+        the trick, the suit led and its winner are cleared, the leader is the winner."""
+        buf = board.buf
+        leader, cards, _winner = h.history[-1]
+        m = len(cards) - 1
+        c = cards[m]
+        s = (leader + m) % self.n
+        buf[self.o_played + s * NUM_CARDS + c] += 1.0
+        buf[self.o_counts + s] = h.hand_counts[s] * self._inv_hand
+        led = cards[0] // NUM_RANKS
+        if c // NUM_RANKS != led:
+            buf[self.o_voids + s * 4 + led] = 1.0
+        board.cards_seen += 1
+        board.tricks_seen += 1
+        for i in board.trick:
+            buf[i] = 0.0
+        board.trick = []
+        board.trick_of = len(h.history)
+        self._set_led(board, -1)
+        self._set_winner(board, -1, -1)
+        board.win_played = board.cards_seen
+        board.win_trump = h.trump
+        self._tricks_completed(board, h)
+        i = self.o_leader + h.leader
+        if i != board.leader_i:
+            buf[board.leader_i] = 0.0
+            buf[i] = 1.0
+            board.leader_i = i
+
+    def _set_undealt(self, board: _Board, h: Any, undealt: int) -> None:
+        """A deal (R0.3): every seat's count, and the cards still to come."""
+        board.undealt = undealt
+        buf = board.buf
         o = self.o_counts
         inv = self._inv_hand
-        for r in range(n):
-            buf[o + r] = counts[(seat + r) % n] * inv
-        o = self.o_progress
-        buf[o] = len(history) * self._inv_tricks
-        buf[o + 1] = undealt * self._inv_deck
-        me = seat % 2
+        for s, count in enumerate(h.hand_counts):
+            buf[o + s] = count * inv
+        buf[self.o_progress + 1] = undealt * self._inv_deck
+
+    def _set_maker(self, board: _Board, maker: int) -> None:
+        """``trump_maker``: ``maker`` (-1: none or drawn) made trump."""
+        board.maker = maker
+        i = self.o_maker + (maker if maker >= 0 else self.n)
+        if board.maker_i >= 0:
+            board.buf[board.maker_i] = 0.0
+        board.buf[i] = 1.0
+        board.maker_i = i
+
+    def _set_winner(self, board: _Board, seat: int, card: int) -> None:
+        """``trick_winning``: ``seat`` (-1: no trick in progress) wins it with ``card``."""
+        board.win_card = card
+        j = self.o_win + seat if seat >= 0 else -1
+        if j != board.win_i:
+            if board.win_i >= 0:
+                board.buf[board.win_i] = 0.0
+            if j >= 0:
+                board.buf[j] = 1.0
+            board.win_i = j
+
+    def _set_led(self, board: _Board, i: int) -> None:
+        """``led_suit``: the entry ``i`` (-1: none) is the one set."""
+        if i != board.led_i:
+            if board.led_i >= 0:
+                board.buf[board.led_i] = 0.0
+            if i >= 0:
+                board.buf[i] = 1.0
+            board.led_i = i
+
+    def _trick(self, board: _Board, h: Any) -> None:
+        """The trick in progress and the suit led: it grew, or a new one began (then the
+        old cards go first)."""
+        buf = board.buf
+        trick_cards = h.trick_cards
+        tricks_done = len(h.history)
+        have = board.trick
+        k = len(have)
+        if board.trick_of != tricks_done or k > len(trick_cards):
+            for i in have:
+                buf[i] = 0.0
+            have = board.trick = []
+            k = 0
+            board.trick_of = tricks_done
+        o = self.o_trick
+        seats = h.trick_seats
+        for m in range(k, len(trick_cards)):
+            i = o + seats[m] * NUM_CARDS + trick_cards[m]
+            buf[i] = 1.0
+            have.append(i)
+        self._set_led(board, self.o_led + h.led if trick_cards else -1)
+
+    def _tricks_completed(self, board: _Board, h: Any) -> None:
+        """What changes when a trick is completed: the cards won per side, the middle
+        (R1.5) and its threat, tricks and tens per side, the tricks done."""
+        buf = board.buf
+        n = self.n
+        board.tricks_written = tricks_done = len(h.history)
+        won = h.won_cards
+        won_seen = board.won_seen
+        for side in (0, 1):  # append-only within a hand
+            cards = won[side]
+            k = won_seen[side]
+            if k < len(cards):
+                row = self.o_won + side * NUM_CARDS
+                for c in cards[k:]:
+                    buf[row + c] += 1.0
+                won_seen[side] = len(cards)
+        middle: list[int] = h.middle  # grows by tricks, emptied by a take
+        if middle is not board.middle_ref or len(middle) != board.middle_seen:
+            o = self.o_middle
+            if middle is not board.middle_ref or len(middle) < board.middle_seen:
+                for i in board.middle_i:
+                    buf[i] = 0.0
+                board.middle_i = []
+                board.middle_seen = 0
+                board.middle_ref = middle
+            for c in middle[board.middle_seen :]:
+                board.middle_i.append(o + c)
+                buf[o + c] = 1.0
+            board.middle_seen = len(middle)
+        o = self.o_midinfo
+        if middle:
+            buf[o] = len(middle) * self._inv_deck
+            buf[o + 1] = h.middle_tens * self._inv_tens
+            buf[o + 2] = 1.0
+        else:
+            buf[o] = buf[o + 1] = buf[o + 2] = 0.0
+        lw = h.last_winner
+        i = self.o_threat + (lw if lw >= 0 else n)
+        if i != board.threat_i:
+            if board.threat_i >= 0:
+                buf[board.threat_i] = 0.0
+            buf[i] = 1.0
+            board.threat_i = i
+        buf[self.o_progress] = tricks_done * self._inv_tricks
         tr, tn = h.tricks, h.tens
         o = self.o_tricks
-        buf[o] = tr[me] * self._inv_tricks
-        buf[o + 1] = tr[1 - me] * self._inv_tricks
+        buf[o] = tr[0] * self._inv_tricks
+        buf[o + 1] = tr[1] * self._inv_tricks
         o = self.o_tens
-        buf[o] = tn[me] * self._inv_tens
-        buf[o + 1] = tn[1 - me] * self._inv_tens
-        # the match values change between hands only (a fresh observer writes them once)
-        winner = match.winner if isinstance(match, MatchState) else match.match_winner
-        key = (match.hands_completed, winner is not None)
-        if key != seen.match_key:
-            o = self.o_match
-            buf[o : o + 8] = array(
-                "f",
-                _match_features(
-                    self.rules, me, match.kots, match.points, match.streak, match.hands_completed, winner is not None
-                ),
-            )
-            seen.match_key = key
+        buf[o] = tn[0] * self._inv_tens
+        buf[o + 1] = tn[1] * self._inv_tens
 
     def history(self, match: MatchState, seat: int) -> np.ndarray:
         """Ordered card plays (see :func:`history_from_view`) from the public tricks."""
@@ -700,13 +926,15 @@ class ObservationEncoder:
             out[: len(rows)] = rows
         return out
 
-    def _played(self, seen: _Seen, h: Any, seat: int) -> None:
-        """Cards played since this observer last looked: ``played`` and ``voids``."""
+    def _played(self, board: _Board, h: Any) -> None:
+        """Cards played since the board was last written: ``played``, ``voids`` and the
+        counts of the seats that played them."""
         n = self.n
-        buf = seen.buf
-        o_played, o_voids = self.o_played, self.o_voids
+        buf = board.buf
+        o_played, o_voids, o_counts = self.o_played, self.o_voids, self.o_counts
+        counts, inv = h.hand_counts, self._inv_hand
         history = h.history
-        t, j = seen.tricks_seen, seen.cards_seen - n * seen.tricks_seen
+        t, j = board.tricks_seen, board.cards_seen - n * board.tricks_seen
         while True:
             if t < len(history):
                 leader, cards, _w = history[t]
@@ -717,13 +945,14 @@ class ObservationEncoder:
                 led = cards[0] // NUM_RANKS
                 for k in range(j, len(cards)):
                     c = cards[k]
-                    r = (leader + k - seat) % n
-                    buf[o_played + r * NUM_CARDS + c] += 1.0
+                    s = (leader + k) % n
+                    buf[o_played + s * NUM_CARDS + c] += 1.0
+                    buf[o_counts + s] = counts[s] * inv
                     if c // NUM_RANKS != led:
-                        buf[o_voids + r * 4 + led] = 1.0
+                        buf[o_voids + s * 4 + led] = 1.0
             if t >= len(history):
-                seen.tricks_seen = t
-                seen.cards_seen = n * t + len(cards)
+                board.tricks_seen = t
+                board.cards_seen = n * t + len(cards)
                 return
             t += 1
             j = 0

@@ -77,7 +77,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .actions import NUM_ACTIONS
+from .actions import NUM_ACTIONS, card_mask
 from .encoding import (
     NUM_BID_CHOICES,
     ObservationEncoder,
@@ -86,12 +86,13 @@ from .encoding import (
     privileged_size,
     structured_from_flat,
 )
-from .engine import MatchState
+from .engine import MatchState, Phase
 from .render import render_match
 from .rewards import RewardKind, last_hand_side0_reward, match_reward, reward_kind
 from .rules import Rules, make_rules
 
 EPISODES = ("hand", "match")
+_PLAY = Phase.PLAY
 OBSERVATIONS = ("flat", "structured")
 
 
@@ -226,15 +227,21 @@ class raw_env(AECEnv):
         info holds an all-zero mask. Only the two infos that change are rebuilt."""
         match = self.match
         assert match is not None
-        if self._episode_over():
+        hand = match.hand
+        if hand.phase == _PLAY:  # the usual case: a seat plays a card (no chance, no end)
+            seat = hand.to_act
+            mask = self._mask = card_mask(hand.legal_card_mask())
+        elif self._episode_over():
             self._mask = self._zero_mask
             for a in self.agents:
                 self.terminations[a] = True
                 self.infos[a] = {"action_mask": self._zero_mask}
             return
+        else:
+            seat = match.current_player()
+            mask = self._mask = self._legal_mask()
         previous = self.agent_selection
-        agent = self.agent_selection = self.possible_agents[match.current_player()]
-        mask = self._mask = self._legal_mask()
+        agent = self.agent_selection = self.possible_agents[seat]
         infos = self.infos
         if previous != agent and previous in infos:
             infos[previous] = {"action_mask": self._zero_mask}
@@ -271,7 +278,7 @@ class raw_env(AECEnv):
         if match.hands_completed > hands_before:
             self._pay_hand_rewards()
             self._paid = True
-        if match.is_chance():
+        if match.hand.phase != _PLAY and match.is_chance():
             self._advance_chance()
         self._select_and_inform()
         if (

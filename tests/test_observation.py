@@ -18,9 +18,11 @@ from dehla_env.actions import TRUMP_OFFSET
 from dehla_env.cards import NUM_CARDS
 from dehla_env.encoding import (
     ObservationEncoder,
-    _Seen,
+    _Board,
+    board_layout,
     decode,
     encode_view,
+    gather_indices,
     history_from_view,
     layout_for,
     structured_from_flat,
@@ -406,13 +408,12 @@ def test_the_encoder_reads_only_public_fields_and_the_views_helpers(config: tupl
             continue
         hand = match.hand
         for seat in range(rules.players):
-            seen = encoder._seen[seat] or _Seen(layout_for(rules.players).size)
-            encoder._seen[seat] = seen
+            board = encoder._board = encoder._board or _Board(board_layout(rules.players).size)
             guard = _PublicOnly(hand)
-            if seen.hand_ref is hand:
-                seen.hand_ref = guard  # the same hand, seen through the guard
+            if board.hand_ref is hand:
+                board.hand_ref = guard  # the same hand, seen through the guard
             encoder._update(
-                seen,
+                board,
                 guard,
                 seat,
                 own_hand_mask(hand, seat),
@@ -422,8 +423,9 @@ def test_the_encoder_reads_only_public_fields_and_the_views_helpers(config: tupl
                 cards_undealt(hand),
                 match,
             )
-            assert np.array_equal(np.frombuffer(seen.buf, np.float32), oracle_encode(view_of(match, seat)))
-            seen.hand_ref = hand
+            gathered = board.values[gather_indices(rules.players)[seat]]
+            assert np.array_equal(gathered, oracle_encode(view_of(match, seat)))
+            board.hand_ref = hand
         legal = match.legal_actions()
         match.apply_action(legal[int(rng.integers(len(legal)))])
 
