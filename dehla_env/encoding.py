@@ -47,6 +47,7 @@ re-dealt. :func:`decode` turns a vector back into named parts for debugging.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
@@ -57,7 +58,7 @@ import numpy as np
 from .actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION
 from .cards import NUM_CARDS, NUM_RANKS, cards_in
 from .engine import MatchState, Phase
-from .engine.hand import FIRST_STAGE_CARDS
+from .engine.hand import FIRST_STAGE_CARDS, HandState
 from .rules import MatchScoring, Rules
 from .tricks import beats, trick_winner
 from .view import PlayerView, cards_undealt, own_cards, own_hand_mask, visible_contract, visible_trump
@@ -299,6 +300,12 @@ class _ViewHand:
         self.trump_maker = view.trump_maker
 
 
+def _live_public(hand: HandState) -> tuple[tuple[int, int, int] | None, int]:
+    """The contract once it is public, and the cards undealt: what the public sync of
+    the live engine reads through :mod:`dehla_env.view` besides the public fields."""
+    return visible_contract(hand), cards_undealt(hand)
+
+
 # The slices one observer sees differently from another beyond the rotation of seats
 # and sides: its own cards and its knowledge of trump (R0.6, R2.4c), and the two that
 # mix public values with "mine" (contract_info, match). The board keeps one row of each
@@ -391,7 +398,6 @@ class _Board:
         "own_mask",
         "own_cards",
         "own_trump",
-        "own_contract",
         "own_match",
     )
 
@@ -425,7 +431,6 @@ class _Board:
     own_mask: list[int]
     own_cards: list[list[int] | None]
     own_trump: list[object]
-    own_contract: list[object]
     own_match: list[object]
 
     def __init__(self, size: int) -> None:
@@ -509,8 +514,7 @@ class ObservationEncoder:
             own_hand_mask(hand, seat),
             own_cards(hand, seat) if hand.extra is not None else None,
             visible_trump(hand, seat),
-            visible_contract(hand),
-            cards_undealt(hand),
+            _live_public,
             match,
         )
         if out is not None:
@@ -528,8 +532,7 @@ class ObservationEncoder:
             view.hand_mask,
             list(view.hand) if view.rules.packs > 1 else None,
             (view.trump, view.trump_in_force, view.trump_hidden),
-            view.contract,
-            view.cards_undealt,
+            lambda _h: (view.contract, view.cards_undealt),
             view,
         )
         return board.values[self._gather[view.seat]]
@@ -567,7 +570,6 @@ class ObservationEncoder:
         board.own_mask = [0] * n
         board.own_cards = [None] * n
         board.own_trump = [None] * n
-        board.own_contract = [_UNSET] * n
         board.own_match = [None] * n
         buf[self.o_dealer + h.dealer] = 1.0
 
@@ -579,8 +581,7 @@ class ObservationEncoder:
         own_mask: int,
         own_list: list[int] | None,
         trump_seen: tuple[int, bool, bool],
-        contract: tuple[int, int, int] | None,
-        undealt: int,
+        public: Callable[[Any], tuple[tuple[int, int, int] | None, int]],
         match: Any,
     ) -> None:
         """Bring the public slices up to date with ``h``, and ``seat``'s own row with
@@ -625,15 +626,6 @@ class ObservationEncoder:
                 buf[o + suit] = 1.0
                 buf[t + (1 if in_force else 2)] = 1.0
             board.own_trump[seat] = trump_seen
-        if contract != board.own_contract[seat]:  # R4.2: how high, and whether it is my side's
-            ci = self.o_cinfo + seat * 2
-            if contract is not None:
-                bidder, tricks, _suit = contract
-                buf[ci] = tricks / 13
-                buf[ci + 1] = 1.0 if bidder % 2 == seat % 2 else 0.0
-            else:
-                buf[ci] = buf[ci + 1] = 0.0
-            board.own_contract[seat] = contract
         # the match values change between hands only (written once per seat and hand)
         hands_completed = match.hands_completed
         if hands_completed != board.own_match[seat]:
@@ -663,10 +655,11 @@ class ObservationEncoder:
             self._last_card(board, h)
             if h.trump_maker != board.maker:
                 self._set_maker(board, h.trump_maker)
+            undealt = public(h)[1]
             if undealt != board.undealt:
                 self._set_undealt(board, h, undealt)
         else:
-            self._sync_public(board, h, contract, undealt)
+            self._sync_public(board, h, *public(h))
 
     def _sync_public(self, board: _Board, h: Any, contract: tuple[int, int, int] | None, undealt: int) -> None:
         """Bring every public slice up to date; each part is rewritten only when the
@@ -719,11 +712,8 @@ class ObservationEncoder:
                 buf[i] = 1.0
                 board.bid_i[s] = i
             board.bids_seen = len(bids)
-        if contract != board.contract_key:  # the contract's bidder (R4.2), once public
-            o = self.o_cseat
-            buf[o : o + n + 1] = array("f", bytes(4 * (n + 1)))
-            buf[o + (contract[0] if contract is not None else n)] = 1.0
-            board.contract_key = contract
+        if contract != board.contract_key:  # the contract (R4.2), once public
+            self._set_contract(board, contract)
 
     def _write_match(self, board: _Board, seat: int, match: Any) -> None:
         """``seat``'s eight match values (own side first)."""
@@ -796,6 +786,24 @@ class ObservationEncoder:
             buf[board.leader_i] = 0.0
             buf[i] = 1.0
             board.leader_i = i
+
+    def _set_contract(self, board: _Board, contract: tuple[int, int, int] | None) -> None:
+        """The contract's bidder (public), and in every seat's own row how high it is and
+        whether it is that seat's side's (R4.2)."""
+        buf = board.buf
+        n = self.n
+        o = self.o_cseat
+        buf[o : o + n + 1] = array("f", bytes(4 * (n + 1)))
+        buf[o + (contract[0] if contract is not None else n)] = 1.0
+        for seat in range(n):
+            ci = self.o_cinfo + seat * 2
+            if contract is not None:
+                bidder, tricks, _suit = contract
+                buf[ci] = tricks / 13
+                buf[ci + 1] = 1.0 if bidder % 2 == seat % 2 else 0.0
+            else:
+                buf[ci] = buf[ci + 1] = 0.0
+        board.contract_key = contract
 
     def _set_undealt(self, board: _Board, h: Any, undealt: int) -> None:
         """A deal (R0.3): every seat's count, and the cards still to come."""

@@ -419,8 +419,7 @@ def test_the_encoder_reads_only_public_fields_and_the_views_helpers(config: tupl
                 own_hand_mask(hand, seat),
                 own_cards(hand, seat) if hand.extra is not None else None,
                 visible_trump(hand, seat),
-                visible_contract(hand),
-                cards_undealt(hand),
+                lambda _h, hand=hand: (visible_contract(hand), cards_undealt(hand)),  # the helpers read the hand
                 match,
             )
             gathered = board.values[gather_indices(rules.players)[seat]]
