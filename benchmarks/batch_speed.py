@@ -15,7 +15,9 @@ same run (the ratio is the figure to compare between runs):
   choice, chance steps and re-deals included; no observations);
 * vector env: ``vector_env(...).step`` with flat observations and masks for all N, as
   float32 (gymnasium's NEXT_STEP autoreset) and as uint8 codes (SAME_STEP), whose
-  float view ``codes / env.observation_scale`` is the same float32 observation.
+  float view ``codes / env.observation_scale`` is the same float32 observation;
+* the same with ``kernel="numba"`` (the compiled observation writer and deals of
+  :mod:`dehla_env.vector.kernels`, the ``fast`` extra), when numba is installed.
 
 Then the memory the vector env holds per game, and for 65,536 games.
 """
@@ -23,6 +25,7 @@ Then the memory the vector env holds per game, and for 65,536 games.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -174,6 +177,16 @@ def main() -> None:
         kw = {"copy": False, "final_obs": False, "autoreset_mode": "same_step", "obs_dtype": "uint8"}
         w, c = vector(args.rules, options, 4096, args.seconds, **kw)
         row("vector_env uint8 copy=False no finals", 4096, w, c, vc)
+    if importlib.util.find_spec("numba") is None:
+        print("(install numba, the fast extra, for the rows of kernel='numba')")
+    else:
+        for n in sizes:
+            w, c = vector(args.rules, options, n, args.seconds, kernel="numba")
+            row("vector_env float32, kernel=numba", n, w, c, vc)
+        for n in sizes:
+            kw = {"obs_dtype": "uint8", "autoreset_mode": "same_step", "kernel": "numba"}
+            w, c = vector(args.rules, options, n, args.seconds, **kw)
+            row("vector_env uint8 SAME_STEP, numba", n, w, c, vc)
     for dtype in ("float32", "uint8"):
         per_game = memory_per_game(args.rules, options, obs_dtype=dtype)
         print(

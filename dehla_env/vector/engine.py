@@ -58,6 +58,7 @@ from ..cards import NUM_CARDS, NUM_RANKS, TEN_RANK, shuffled_deck
 from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phase, TrumpContext
 from ..rules import HandScoring, Rules, TrumpMaking
 from ..tricks import trick_keys
+from . import kernels
 
 DEAL = int(Phase.DEAL)
 DRAW = int(Phase.DRAW)
@@ -100,9 +101,12 @@ def trick_winner_positions(cards: np.ndarray, led: np.ndarray, trump: np.ndarray
 class BatchEngine:
     """``num_games`` hands of ``rules`` in lockstep; see the module docstring."""
 
-    def __init__(self, rules: Rules, num_games: int) -> None:
+    def __init__(self, rules: Rules, num_games: int, kernel: str = "numpy") -> None:
         if num_games < 1:
             raise ValueError(f"num_games must be at least 1, not {num_games}")
+        #: ``"numpy"`` (the reference) or ``"numba"``: :meth:`sample_deals` compiled
+        #: (:mod:`dehla_env.vector.kernels`)
+        self.kernel = kernels.check_kernel(kernel)
         self.rules = rules
         self.num_games = N = int(num_games)
         self.n = n = rules.players
@@ -175,6 +179,8 @@ class BatchEngine:
         self._won_flat = self.won.reshape(-1)
         self._voids_flat = self.voids2.reshape(-1)
         self._middle_flat = self.middle.reshape(-1)
+        if self.kernel == "numba":
+            self._jit = kernels.jitted()
 
     # ------------------------------------------------------------------ helpers
     def all_in(self, phase: int) -> bool:
@@ -185,6 +191,9 @@ class BatchEngine:
         """``k`` deals: per game a uniformly drawn dealer (R1.10) then a deck from the one
         shuffle (:func:`~dehla_env.cards.shuffled_deck`), in the order the scalar env
         draws them, so game 0 of a fresh generator is dealt as ``raw_env`` deals it."""
+        if self.kernel == "numba":
+            decks, dealers = self._jit.sample_deals(rng, k, self.n, self.deck_size)
+            return decks, dealers
         decks = np.empty((k, self.deck_size), np.int64)
         dealers = np.empty(k, np.int64)
         for i in range(k):

@@ -25,6 +25,10 @@ bytes. Every entry of the flat observation is an integer over a per-column denom
 division is correctly rounded, so ``codes / scale`` is the float32 vector to the last
 bit (checked by the tests). The vector env's episodes are single hands, so every code
 fits in a byte.
+
+``kernel="numba"`` writes the same rows with the compiled kernel of
+:mod:`dehla_env.vector.jitted` (one pass per row; the match slice of finished hands
+stays numpy): about 2.5 times as fast for 4,096 rows, float32 or codes.
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ from numpy.lib.stride_tricks import as_strided
 from ..cards import NUM_CARDS
 from ..encoding import NUM_BID_CHOICES, layout_for
 from ..rules import MatchScoring, Rules
+from . import kernels
 from .engine import BID, DONE, PLAY, TRUMP, BatchEngine
+from .kernel_types import EngineArrays, RowLayout
 
 # phase index of the ``phase`` slice: trump, bid, card, none (encoding._PHASE_INDEX)
 _PHASE_INDEX = np.full(6, 3, np.int64)
@@ -157,7 +163,8 @@ def match_features(rules: Rules, m: dict[str, np.ndarray], seat_side: np.ndarray
 class BatchObserver:
     """Flat observations of a :class:`BatchEngine`'s games; see the module docstring."""
 
-    def __init__(self, engine: BatchEngine, codes: bool = False) -> None:
+    def __init__(self, engine: BatchEngine, codes: bool = False, kernel: str = "numpy") -> None:
+        self.kernel = kernels.check_kernel(kernel)
         self.engine = e = engine
         rules = self.rules = engine.rules
         n = self.n = engine.n
@@ -210,6 +217,13 @@ class BatchObserver:
         )
         assert o["tricks_won"] == o["progress"] + 2 and o["tens_won"] == o["progress"] + 4
         self._rowbase = np.zeros(0, np.int64)
+        if self.kernel == "numba":  # what the compiled kernel takes
+            self._jit = kernels.jitted()
+            self._k_arrays = EngineArrays.of(e)
+            self._k_layout = RowLayout.of(e, o)
+            self._k_zero_spans = self._k_layout.zero_spans(self.size)
+            tables = (self.t_count, self.t_mid_cards, self.t_mid_tens, self.t_bid, self.t_tricks, self.t_undealt)
+            self._k_tables = (*tables, self.t_tens)
 
     def _table(self, den: int) -> np.ndarray:
         """``x / den`` for x = 0..den as the encoder rounds it, or x itself as a code."""
@@ -243,6 +257,11 @@ class BatchObserver:
             out = np.empty((k, self.size), self.dtype)
         assert out.shape == (k, self.size) and out.flags.c_contiguous and out.dtype == self.dtype
         seats = np.asarray(seats, dtype=np.int64)
+        if self.kernel == "numba":
+            idx = np.asarray(idx, dtype=np.int64)
+            self._jit.observe_rows(self._k_arrays, self._k_layout, self._k_zero_spans, self._k_tables, idx, seats, out)
+            self._write_match(out, idx, seats, e.phase[g])
+            return out
         if held is None:
             held = e.hands[idx, seats]
         row = idx * (2 * n) + seats  # row of the doubled per-seat arrays' windows
@@ -326,10 +345,15 @@ class BatchObserver:
                 oc[:, o["middle_info"] : o["middle_info"] + 2] = mid[a:b]
             if e.bidding:
                 oc[:, o["contract_info"] : o["contract_info"] + 2] = con[a:b]
+        self._write_match(out, idx, seats, phase)
+        return out
+
+    def _write_match(self, out: np.ndarray, idx: np.ndarray, seats: np.ndarray, phase: np.ndarray) -> None:
+        """The match slice of the rows whose hand is over (zero while it is played)."""
         done = phase == DONE
         if done.any():
             d = np.flatnonzero(done)
-            fm = first_hand_match(self.rules, e, idx[d])
+            fm = first_hand_match(self.rules, self.engine, idx[d])
             feats = match_codes if self.codes else match_features
-            out[d, o["match"] : o["match"] + 8] = feats(self.rules, fm, side[d])
-        return out
+            o = self.o["match"]
+            out[d, o : o + 8] = feats(self.rules, fm, seats[d] & 1)

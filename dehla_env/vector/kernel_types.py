@@ -1,0 +1,107 @@
+"""What the compiled kernels of :mod:`dehla_env.vector.jitted` take: named tuples that
+numba reads by field name. Building them needs no numba.
+
+Numba's disk cache (``__pycache__/jitted.*.nbi``) records these classes by module and
+name: moving or renaming one makes an old cache fail to load, so delete those files
+with such a change."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+class EngineArrays(NamedTuple):
+    """The :class:`~dehla_env.vector.engine.BatchEngine` arrays the observation kernel
+    reads (the engine's own arrays, not copies; see its docstring for each)."""
+
+    hands: np.ndarray
+    played2: np.ndarray
+    voids2: np.ndarray
+    won: np.ndarray
+    middle: np.ndarray
+    counts: np.ndarray
+    bid_code2: np.ndarray
+    trick_cards: np.ndarray
+    tricks: np.ndarray
+    tens: np.ndarray
+    phase: np.ndarray
+    trump_suit: np.ndarray
+    trump_maker: np.ndarray
+    hidden: np.ndarray
+    contract_seat: np.ndarray
+    contract_level: np.ndarray
+    last_winner: np.ndarray
+    dealer: np.ndarray
+    leader: np.ndarray
+    best_seat: np.ndarray
+    ntrick: np.ndarray
+    led: np.ndarray
+    mid_count: np.ndarray
+    mid_tens: np.ndarray
+    stage: np.ndarray
+    ntricks: np.ndarray
+
+    @classmethod
+    def of(cls, engine: Any) -> EngineArrays:
+        """The arrays of ``engine``, a :class:`~dehla_env.vector.engine.BatchEngine`."""
+        return cls(*(getattr(engine, name) for name in cls._fields))
+
+
+class RowLayout(NamedTuple):
+    """Where the observation kernel writes: the offset of each slice of
+    :func:`dehla_env.encoding.layout_for`, and the ruleset's facts it branches on."""
+
+    n: int
+    closed: bool
+    has_middle: bool
+    bidding: bool
+    staged: bool
+    deck_size: int
+    hand: int
+    hand_counts: int
+    trick: int
+    trick_leader: int
+    led_suit: int
+    trick_winning: int
+    played: int
+    won: int
+    middle: int
+    middle_info: int
+    pair_threat: int
+    voids: int
+    trump_suit: int
+    trump_state: int
+    trump_maker: int
+    bids: int
+    contract_seat: int
+    contract_info: int
+    dealer: int
+    phase: int
+    progress: int
+    tricks_won: int
+    tens_won: int
+
+    @classmethod
+    def of(cls, engine: Any, offsets: dict[str, int]) -> RowLayout:
+        """``engine``'s (a :class:`~dehla_env.vector.engine.BatchEngine`) facts, the
+        layout's ``offsets``."""
+        facts = (engine.n, engine.closed, engine.has_middle, engine.bidding, engine.staged, engine.deck_size)
+        return cls(*facts, *(offsets[name] for name in cls._fields[len(facts) :]))
+
+    def zero_spans(self, size: int) -> np.ndarray:
+        """(k, 2) the ranges of a row of ``size`` that the kernel's card copies (own
+        cards, played, won, the middle where there is one, voids) leave unwritten."""
+        n = self.n
+        copied = [(self.hand, 52), (self.played, 52 * n), (self.won, 104), (self.voids, 4 * n)]
+        if self.has_middle:
+            copied.append((self.middle, 52))
+        spans, at = [], 0
+        for start, count in sorted(copied):
+            if start > at:
+                spans.append((at, start))
+            at = start + count
+        if at < size:
+            spans.append((at, size))
+        return np.array(spans, dtype=np.int64)

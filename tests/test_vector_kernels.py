@@ -1,0 +1,95 @@
+"""The compiled kernels (:mod:`dehla_env.vector.kernels`, numba) against the numpy
+reference they replace: the same observation rows, bit for bit (float32 and uint8
+codes, every seat of every game, every ruleset, hands in progress and over), the same
+deals from the same generator, and the vector env on the kernels against the reference
+env (the equivalence run of ``tests/test_vector_equivalence.py``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import numpy as np
+import pytest
+from test_vector_equivalence import CONFIGS, SIX, _id, run_equivalence
+
+from dehla_env import make_rules
+from dehla_env.vector import random_legal, vector_env
+from dehla_env.vector.engine import DONE, BatchEngine
+from dehla_env.vector.observe import BatchObserver
+
+pytest.importorskip("numba")
+
+
+@pytest.mark.parametrize("cfg", CONFIGS + SIX, ids=[_id(c) for c in CONFIGS + SIX])
+@pytest.mark.parametrize("codes", [False, True], ids=["float32", "uint8"])
+def test_kernel_rows_are_the_numpy_rows_for_every_seat(cfg: tuple[str, dict[str, Any]], codes: bool) -> None:
+    name, opts = cfg
+    opts = {k: v for k, v in opts.items() if k != "reward"}
+    env = vector_env(name, num_envs=24, seed=3, autoreset_mode="next_step", **opts)
+    engine = env.engine
+    numpy_rows = BatchObserver(engine, codes=codes)
+    kernel_rows = BatchObserver(engine, codes=codes, kernel="numba")
+    n = env.num_players
+    games = np.repeat(engine.all, n)
+    seats = np.tile(np.arange(n), len(engine.all))
+    _obs, info = env.reset(seed=3)
+    rng = np.random.default_rng(4)
+    over = steps = 0
+    while over < 24 or steps < 60:  # hands in progress, then over (NEXT_STEP keeps them a step), then anew
+        expected = numpy_rows.observe(games, seats)
+        got = kernel_rows.observe(games, seats)
+        assert got.dtype == expected.dtype
+        assert np.array_equal(got, expected)
+        over += int((engine.phase == DONE).sum())
+        _obs, _r, _t, _tr, info = env.step(np.maximum(random_legal(info["action_mask"], rng), 0))
+        steps += 1
+
+
+def test_kernel_rows_of_hands_that_are_over_include_the_match_values() -> None:
+    env = vector_env("dehla", num_envs=16, seed=5, autoreset_mode="next_step")
+    _obs, info = env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    while not (env.engine.phase == DONE).any():
+        _obs, _r, _t, _tr, info = env.step(np.maximum(random_legal(info["action_mask"], rng), 0))
+    done = np.flatnonzero(env.engine.phase == DONE)
+    for codes in (False, True):
+        seats = np.zeros(len(done), np.int64)
+        expected = BatchObserver(env.engine, codes=codes).observe(done, seats)
+        got = BatchObserver(env.engine, codes=codes, kernel="numba").observe(done, seats)
+        assert np.array_equal(got, expected)
+        assert expected[:, env.observer.o["match"] :][:, :8].any()
+
+
+@pytest.mark.parametrize("rules", ["dehla", "dehla-direct players=6"])
+def test_kernel_deals_are_the_one_shuffles_deals(rules: str) -> None:
+    name, *rest = rules.split()
+    options = dict(item.split("=") for item in rest)
+    r = make_rules(name, **{k: int(v) for k, v in options.items()})
+    a, b = np.random.default_rng(11), np.random.default_rng(11)
+    decks, dealers = BatchEngine(r, 4).sample_deals(a, 300)
+    k_decks, k_dealers = BatchEngine(r, 4, kernel="numba").sample_deals(b, 300)
+    assert np.array_equal(decks, k_decks) and np.array_equal(dealers, k_dealers)
+    assert a.random() == b.random()  # the generators moved alike
+
+
+@pytest.mark.parametrize("index", [0, 1, 6, 9, 11], ids=[_id(CONFIGS[i]) for i in [0, 1, 6, 9, 11]])
+@pytest.mark.parametrize("obs_dtype", ["float32", "uint8"])
+def test_vector_env_on_the_kernels_matches_the_reference_env(index: int, obs_dtype: str) -> None:
+    name, opts = CONFIGS[index]
+    run_equivalence(name, dict(opts), episodes=80, seed=index, obs_dtype=obs_dtype, kernel="numba")
+
+
+def test_an_unknown_kernel_or_a_missing_numba_is_one_clear_line() -> None:
+    with pytest.raises(ValueError, match="kernel must be one of numpy, numba"):
+        vector_env("dehla", num_envs=2, kernel="cython")
+    code = (
+        "import sys\nsys.modules['numba'] = None  # as if it were not installed\n"
+        "from dehla_env.vector import vector_env\n"
+        "vector_env('dehla', num_envs=2)  # the numpy reference needs nothing more\n"
+        "vector_env('dehla', num_envs=2, kernel='numba')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode != 0
+    assert run.stderr.strip().splitlines()[-1] == "ImportError: kernel='numba' needs numba: pip install 'dehla[fast]'"
