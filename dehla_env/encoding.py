@@ -217,7 +217,7 @@ def _match_features(rules: Rules, seat_side: int, kots, points, streak, hands_co
 
 
 _PHASE_INDEX = {Phase.TRUMP: 0, Phase.BID: 1, Phase.PLAY: 2}
-_PLAY_PHASE = Phase.PLAY
+_PLAY_PHASE = Phase.PLAY  # as a global: see engine/hand.py
 _PHASE_SLOT = [_PHASE_INDEX.get(p, 3) for p in Phase]  # by phase value: trump, bid, card, none
 
 
@@ -694,7 +694,7 @@ class ObservationEncoder:
             buf[i] = 1.0
             board.phase_i = i
             board.phase = phase
-        i = self.o_leader + h.leader if phase == Phase.PLAY else -1
+        i = self.o_leader + h.leader if phase == _PLAY_PHASE else -1
         if i != board.leader_i:
             if board.leader_i >= 0:
                 buf[board.leader_i] = 0.0

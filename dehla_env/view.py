@@ -21,6 +21,8 @@ from .engine import CHANCE, TERMINAL, MatchState, Phase
 from .engine.hand import FIRST_STAGE_CARDS, HandState
 from .rules import Rules, TrumpMaking
 
+_DEAL, _BID = Phase.DEAL, Phase.BID  # as globals: see engine/hand.py
+
 
 class PlayerView(NamedTuple):
     """What ``seat`` knows at one moment. Cards are R0.1 ids; -1 means none/unknown.
@@ -169,7 +171,7 @@ def visible_trump(hand: HandState, seat: int) -> tuple[int, bool, bool]:
 
 def visible_contract(hand: HandState) -> tuple[int, int, int] | None:
     """The contract (seat, tricks, suit), reported once the bidding is over (R4.2, R6)."""
-    return hand.contract if hand.phase != Phase.DEAL and hand.phase != Phase.BID else None
+    return hand.contract if hand.phase != _DEAL and hand.phase != _BID else None
 
 
 def cards_undealt(hand: HandState) -> int:

@@ -22,6 +22,7 @@ from .hand import CHANCE, HandResult, HandState, Phase
 TERMINAL = -2  # ``current_player`` once the match is over
 DRAWN = "draw"  # the winner of a drawn match (R1.9, R2.6, R3.6, R4.5; R6 "draw")
 _NO_ROUND = -1  # R2.7: "previous round" before the first round
+_DEAL, _DRAW, _DONE = Phase.DEAL, Phase.DRAW, Phase.DONE  # as globals: see engine/hand.py
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class MatchState:
         return self.hand.dealer
 
     def is_chance(self) -> bool:
-        return self.winner is None and self.hand.phase in (Phase.DEAL, Phase.DRAW, Phase.DONE)
+        return self.winner is None and self.hand.phase in (_DEAL, _DRAW, _DONE)
 
     def is_terminal(self) -> bool:
         return self.winner is not None
@@ -80,7 +81,7 @@ class MatchState:
         if self.winner is not None:
             return TERMINAL
         hand = self.hand
-        if hand.phase == Phase.DONE:
+        if hand.phase == _DONE:
             return CHANCE  # the next hand's deal
         return hand.to_act
 
@@ -101,7 +102,7 @@ class MatchState:
         if self.winner is not None:
             raise IllegalMoveError("deal", CHANCE, f"the match is over (winner {self.winner})", "R5")
         hand = self.hand
-        if hand.phase == Phase.DONE:
+        if hand.phase == _DONE:
             assert self.summaries[-1].next_dealer is not None
             hand = HandState(self.rules, self.summaries[-1].next_dealer)
         hand.apply_deal(deck)  # validates before any change
@@ -123,7 +124,7 @@ class MatchState:
     def sample_chance(self, rng: np.random.Generator) -> None:
         """Resolve the pending chance step (deal or R1.4 draw) with ``rng``."""
         hand = self.hand
-        if hand.phase == Phase.DRAW:
+        if hand.phase == _DRAW:
             candidates = hand.draw_candidates()
             self.apply_draw(candidates[int(rng.integers(len(candidates)))])  # R1.4: uniform
         elif self.is_chance():
@@ -141,7 +142,7 @@ class MatchState:
             raise IllegalMoveError(text, None, f"the match is over (winner {self.winner})", "R5")
         hand = self.hand
         hand.apply_action(action)  # accepts any integer type, validates first (R5)
-        if hand.phase == Phase.DONE:
+        if hand.phase == _DONE:
             self._score(hand)
 
     # ------------------------------------------------------------------ scoring
