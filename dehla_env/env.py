@@ -401,6 +401,16 @@ class SafeEnv(wrappers.OrderEnforcingWrapper):
             self._prev_obs = obs
         return obs
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last`` reading the raw env's dictionaries once reset was checked,
+        instead of through four guarded properties."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        raw = self._raw
+        agent = raw.agent_selection
+        obs = self.observe(agent) if observe else None
+        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+
     def step(self, action: Any) -> None:
         raw = self._raw
         # order enforcing

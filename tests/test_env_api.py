@@ -429,6 +429,8 @@ def test_env_behaves_exactly_as_pettingzoos_three_wrappers(rules: str) -> None:
     for e in (fresh, stack):
         with pytest.raises(AttributeError, match="before reset"):
             _ = e.agent_selection
+        with pytest.raises(AttributeError, match="before reset"):
+            e.last()
         with pytest.raises(Exception, match="reset"):
             e.step(0)
 
