@@ -218,6 +218,9 @@ def _match_features(rules: Rules, seat_side: int, kots, points, streak, hands_co
 
 _PHASE_INDEX = {Phase.TRUMP: 0, Phase.BID: 1, Phase.PLAY: 2}
 _PLAY_PHASE = Phase.PLAY  # as a global: see engine/hand.py
+# the one-hot slices with a single one, by their index in ``_Board.hot``
+_LEADER, _LED, _WINNER, _THREAT, _MAKER, _PHASE = range(6)
+_ONE_HOTS = 6
 _PHASE_SLOT = [_PHASE_INDEX.get(p, 3) for p in Phase]  # by phase value: trump, bid, card, none
 
 
@@ -373,21 +376,16 @@ class _Board:
         "hand_ref",
         "trick",
         "trick_of",
-        "leader_i",
-        "led_i",
-        "win_i",
+        "hot",
         "tricks_seen",
         "cards_seen",
         "won_seen",
         "middle_ref",
         "middle_seen",
         "middle_i",
-        "threat_i",
-        "maker_i",
         "bids_seen",
         "bid_i",
         "contract_key",
-        "phase_i",
         "phase",
         "maker",
         "tricks_written",
@@ -406,21 +404,16 @@ class _Board:
     hand_ref: object
     trick: list[int]
     trick_of: int
-    leader_i: int
-    led_i: int
-    win_i: int
+    hot: list[int]
     tricks_seen: int
     cards_seen: int
     won_seen: list[int]
     middle_ref: object
     middle_seen: int
     middle_i: list[int]
-    threat_i: int
-    maker_i: int
     bids_seen: int
     bid_i: list[int]
     contract_key: object
-    phase_i: int
     phase: object
     maker: int
     tricks_written: int
@@ -545,21 +538,18 @@ class ObservationEncoder:
         buf = board.buf
         board.trick = []
         board.trick_of = 0
-        board.leader_i = board.led_i = board.win_i = -1
+        board.hot = [-1] * _ONE_HOTS
         board.tricks_seen = 0
         board.cards_seen = 0
         board.won_seen = [0, 0]
         board.middle_ref = None
         board.middle_seen = 0
         board.middle_i = []
-        board.threat_i = -1
-        board.maker_i = -1
         board.bids_seen = 0
         board.bid_i = [self.o_bids + s * NUM_BID_CHOICES for s in range(n)]  # "not yet" for every seat
         for i in board.bid_i:
             buf[i] = 1.0
         board.contract_key = _UNSET
-        board.phase_i = -1
         board.phase = None
         board.maker = -2  # not a seat, nor NOBODY: the first call writes "none"
         board.tricks_written = -1
@@ -688,19 +678,9 @@ class ObservationEncoder:
                 self._set_winner(board, -1, -1)
         phase = h.phase
         if phase != board.phase:
-            i = self.o_phase + _PHASE_SLOT[phase]
-            if board.phase_i >= 0:
-                buf[board.phase_i] = 0.0
-            buf[i] = 1.0
-            board.phase_i = i
             board.phase = phase
-        i = self.o_leader + h.leader if phase == _PLAY_PHASE else -1
-        if i != board.leader_i:
-            if board.leader_i >= 0:
-                buf[board.leader_i] = 0.0
-            if i >= 0:
-                buf[i] = 1.0
-            board.leader_i = i
+            self._set_one(board, _PHASE, self.o_phase + _PHASE_SLOT[phase])
+        self._set_one(board, _LEADER, self.o_leader + h.leader if phase == _PLAY_PHASE else -1)
         if h.trump_maker != board.maker:  # who made trump (public; a closed trump's suit is not)
             self._set_maker(board, h.trump_maker)
         bids = h.bids
@@ -743,7 +723,7 @@ class ObservationEncoder:
         board.cards_seen += 1
         trump = h.trump
         if m == 0:  # the lead
-            self._set_led(board, self.o_led + c // NUM_RANKS)
+            self._set_one(board, _LED, self.o_led + c // NUM_RANKS)
             self._set_winner(board, s, c)
         else:
             led = trick_cards[0] // NUM_RANKS
@@ -776,16 +756,12 @@ class ObservationEncoder:
             buf[i] = 0.0
         board.trick = []
         board.trick_of = len(h.history)
-        self._set_led(board, -1)
+        self._set_one(board, _LED, -1)
         self._set_winner(board, -1, -1)
         board.win_played = board.cards_seen
         board.win_trump = h.trump
         self._tricks_completed(board, h)
-        i = self.o_leader + h.leader
-        if i != board.leader_i:
-            buf[board.leader_i] = 0.0
-            buf[i] = 1.0
-            board.leader_i = i
+        self._set_one(board, _LEADER, self.o_leader + h.leader)
 
     def _set_contract(self, board: _Board, contract: tuple[int, int, int] | None) -> None:
         """The contract's bidder (public), and in every seat's own row how high it is and
@@ -818,31 +794,24 @@ class ObservationEncoder:
     def _set_maker(self, board: _Board, maker: int) -> None:
         """``trump_maker``: ``maker`` (-1: none or drawn) made trump."""
         board.maker = maker
-        i = self.o_maker + (maker if maker >= 0 else self.n)
-        if board.maker_i >= 0:
-            board.buf[board.maker_i] = 0.0
-        board.buf[i] = 1.0
-        board.maker_i = i
+        self._set_one(board, _MAKER, self.o_maker + (maker if maker >= 0 else self.n))
 
     def _set_winner(self, board: _Board, seat: int, card: int) -> None:
         """``trick_winning``: ``seat`` (-1: no trick in progress) wins it with ``card``."""
         board.win_card = card
-        j = self.o_win + seat if seat >= 0 else -1
-        if j != board.win_i:
-            if board.win_i >= 0:
-                board.buf[board.win_i] = 0.0
-            if j >= 0:
-                board.buf[j] = 1.0
-            board.win_i = j
+        self._set_one(board, _WINNER, self.o_win + seat if seat >= 0 else -1)
 
-    def _set_led(self, board: _Board, i: int) -> None:
-        """``led_suit``: the entry ``i`` (-1: none) is the one set."""
-        if i != board.led_i:
-            if board.led_i >= 0:
-                board.buf[board.led_i] = 0.0
+    @staticmethod
+    def _set_one(board: _Board, which: int, i: int) -> None:
+        """One-hot ``which`` (``_LEADER`` ...) has its one at board entry ``i`` now (-1:
+        nowhere): the entry set before is cleared."""
+        was = board.hot[which]
+        if i != was:
+            if was >= 0:
+                board.buf[was] = 0.0
             if i >= 0:
                 board.buf[i] = 1.0
-            board.led_i = i
+            board.hot[which] = i
 
     def _trick(self, board: _Board, h: Any) -> None:
         """The trick in progress and the suit led: it grew, or a new one began (then the
@@ -864,7 +833,7 @@ class ObservationEncoder:
             i = o + seats[m] * NUM_CARDS + trick_cards[m]
             buf[i] = 1.0
             have.append(i)
-        self._set_led(board, self.o_led + h.led if trick_cards else -1)
+        self._set_one(board, _LED, self.o_led + h.led if trick_cards else -1)
 
     def _tricks_completed(self, board: _Board, h: Any) -> None:
         """What changes when a trick is completed: the cards won per side, the middle
@@ -903,12 +872,7 @@ class ObservationEncoder:
         else:
             buf[o] = buf[o + 1] = buf[o + 2] = 0.0
         lw = h.last_winner
-        i = self.o_threat + (lw if lw >= 0 else n)
-        if i != board.threat_i:
-            if board.threat_i >= 0:
-                buf[board.threat_i] = 0.0
-            buf[i] = 1.0
-            board.threat_i = i
+        self._set_one(board, _THREAT, self.o_threat + (lw if lw >= 0 else n))
         buf[self.o_progress] = tricks_done * self._inv_tricks
         tr, tn = h.tricks, h.tens
         o = self.o_tricks
