@@ -130,12 +130,16 @@ class _Clock(Agent):
 
 
 def default_specs(rules: Rules) -> list[str]:
-    """The scalar search and the batched one, with the network playout where the
-    ruleset's preset has a shipped policy (and torch is installed)."""
+    """The scalar search and the batched one, with the network playouts where the
+    ruleset's preset has a shipped policy and a distilled playout network (and torch is
+    installed): at k=48, the scalar search and the batched one with each network."""
     specs = ["search:k=48,depth=5", "search:k=16,depth=5", "search:batch=1,playout=cardsense,k=16,depth=5"]
     name = preset_for(rules).name
-    if importlib.util.find_spec("torch") is not None and (SHIPPED_POLICIES / f"{name}.pt").exists():
-        specs.append(f"search:batch=1,playout=policy:{name},k=16,depth=5")
+    if importlib.util.find_spec("torch") is None:
+        return specs
+    for policy in (name, f"{name}-playout"):
+        if (SHIPPED_POLICIES / f"{policy}.pt").exists():
+            specs.append(f"search:batch=1,playout=policy:{policy},k=48,depth=5")
     return specs
 
 
