@@ -23,6 +23,7 @@ from agents.batched import CardSensePolicy
 from dehla_env import make_rules
 from dehla_env.encoding import ObservationEncoder, decode, privileged_features
 from dehla_env.engine import MatchState, Phase
+from dehla_env.engine.hand import HandState
 from dehla_env.env import raw_env
 from dehla_env.tricks import trick_winner
 from dehla_env.vector import random_legal, vector_env
@@ -446,3 +447,42 @@ def test_a_loaded_hand_plays_on_in_the_batch_as_in_the_reference_engine(cfg: tup
         assert int(out["winner"][0]) == (-1 if result.winner is None else result.winner)
         assert out["score"][0].tolist() == list(result.score)
     assert any(s == 0 for s in stops) and len(loaded_at) > 3  # stopped all along the hand
+
+
+@pytest.mark.parametrize("cfg", LOADED, ids=_id)
+def test_a_loaded_hand_is_the_batch_state_of_the_same_hand_played_in_the_batch(cfg: tuple[str, dict[str, Any]]) -> None:
+    """BatchEngine.load writes every array exactly as the batch itself would hold the
+    hand had it dealt and played it: the same deals and moves through both."""
+    from dehla_env.vector.kernel_types import EngineArrays
+
+    name, options = cfg
+    rules = make_rules(name, options)
+    rng = np.random.default_rng(12)
+    k = 40
+    played, loaded = BatchEngine(rules, k), BatchEngine(rules, k)
+    decks, dealers = played.sample_deals(rng, k)
+    played.deal(played.all, decks, dealers)
+    hands = []
+    for i in range(k):
+        hand = HandState(rules, int(dealers[i]))
+        hand.apply_deal([int(c) for c in decks[i]])
+        for _ in range(int(rng.integers(0, 60))):
+            if hand.complete:
+                break
+            if hand.phase == Phase.DRAW:
+                card = hand.draw_candidates()[int(rng.integers(20))]
+                hand.apply_draw(card)
+                played.draw(np.array([i]), np.array([card]))
+                continue
+            legal = hand.legal_actions()
+            action = legal[int(rng.integers(len(legal)))]
+            hand.apply_action(action)
+            played.step(np.array([action]), np.array([i]))
+        if hand.phase == Phase.DRAW:
+            card = hand.draw_candidates()[0]
+            hand.apply_draw(card)
+            played.draw(np.array([i]), np.array([card]))
+        hands.append(hand)
+    loaded.load(np.arange(k), hands)
+    for field in (*EngineArrays._fields, "deck", "trick_winners", "take_cards", "cards_won", "suitcnt", "ctx"):
+        assert np.array_equal(getattr(loaded, field), getattr(played, field)), field

@@ -283,66 +283,90 @@ class BatchEngine:
         g = np.asarray(games, dtype=np.int64)
         if len(g) != len(states):
             raise ValueError(f"{len(g)} games for {len(states)} hands")
-        for arr in (self.hands, self.played2, self.voids2, self.bid_code2, self.won, self.middle):
+        for h in states:
+            if h.phase in (Phase.DEAL, Phase.DRAW):
+                raise ValueError(f"BatchEngine.load: a hand at a chance step ({h.phase.name}) is not loaded")
+        for arr in (self.played2, self.voids2, self.bid_code2, self.won, self.middle):
             arr[g] = 0
         self.trick_cards[g] = -1
         self.trick_winners[g] = -1
         self.take_cards[g] = 0
-        bits = np.arange(NUM_CARDS, dtype=object)
+        # what each hand holds as lists first (Python), then one array write per field
+        bits = np.arange(NUM_CARDS, dtype=np.uint64)
+        masks = np.array([h.hands for h in states], dtype=np.uint64).reshape(len(g), n)
+        self.hands[g] = (masks[:, :, None] >> bits) & 1
+        voids = np.array([h.voids for h in states], dtype=np.int64).reshape(len(g), n)
+        self.voids2[g, :n] = (voids[:, :, None] >> np.arange(4)) & 1
+        played: list[tuple[int, int, int]] = []  # (game, seat, card): every card played
+        winners: list[tuple[int, int, int]] = []  # (game, trick, winner)
+        won: list[tuple[int, int, int]] = []  # (game, side, card), repeats add
+        middle: list[tuple[int, int]] = []
+        takes: list[tuple[int, int, int]] = []  # (game, trick, cards taken)
+        bids: list[tuple[int, int, int]] = []  # (game, seat, bid code)
+        trick_rows: list[tuple[int, int, int]] = []  # (game, position, card)
         for i, h in zip(g.tolist(), states):
-            if h.phase in (Phase.DEAL, Phase.DRAW):
-                raise ValueError(f"BatchEngine.load: a hand at a chance step ({h.phase.name}) is not loaded")
-            for seat in range(n):
-                mask = h.hands[seat]
-                self.hands[i, seat] = (mask >> bits) & 1
-            for t, (leader, cards, _w) in enumerate(h.history):
-                for j, c in enumerate(cards):
-                    self.played2[i, (leader + j) % n, c] = 1
-                self.trick_winners[i, t] = h.trick_winners[t]
-            for seat, c in zip(h.trick_seats, h.trick_cards):
-                self.played2[i, seat, c] = 1
-            for seat in range(n):
-                self.voids2[i, seat] = [(h.voids[seat] >> suit) & 1 for suit in range(4)]
-            for seat, a in h.bids:
-                self.bid_code2[i, seat] = 1 if a == PASS_ACTION else 2 + a - BID_OFFSET
+            for t, (leader, cards, w) in enumerate(h.history):
+                played.extend((i, (leader + j) % n, c) for j, c in enumerate(cards))
+                winners.append((i, t, w))
+            played.extend((i, seat, c) for seat, c in zip(h.trick_seats, h.trick_cards))
+            trick_rows.extend((i, p, c) for p, c in enumerate(h.trick_cards))
+            bids.extend((i, seat, 1 if a == PASS_ACTION else 2 + a - BID_OFFSET) for seat, a in h.bids)
             for side in (0, 1):
-                for c in h.won_cards[side]:
-                    self.won[i, side, c] += 1
-            for c in h.middle:
-                self.middle[i, c] += 1
-            for number, _seat, taken in h.takes:
-                self.take_cards[i, number - 1] = taken
-            self.trick_cards[i, : len(h.trick_cards)] = h.trick_cards
+                won.extend((i, side, c) for c in h.won_cards[side])
+            middle.extend((i, c) for c in h.middle)
+            takes.extend((i, number - 1, taken) for number, _seat, taken in h.takes)
             if h.deck is not None:
                 self.deck[i] = h.deck
-            made = [(seat, a) for seat, a in h.bids if a != PASS_ACTION]
-            self.bid_seat[i], self.bid_suit[i] = (made[-1][0], (made[-1][1] - BID_OFFSET) % 4) if made else (-1, -1)
-            seat_c, level_c, suit_c = h.contract if h.contract is not None else (-1, 0, -1)
-            self.contract_seat[i], self.contract_level[i], self.contract_suit[i] = seat_c, level_c, suit_c
-            for column, value in (
-                (self.dealer, h.dealer),
-                (self.phase, int(h.phase)),
-                (self.to_act, h.to_act if h.phase != Phase.DONE else -1),
-                (self.stage, h.stage),
-                (self.leader, h.leader),
-                (self.led, h.led),
-                (self.ntrick, len(h.trick_cards)),
-                (self.ntricks, len(h.history)),
-                (self.trump, h.trump),
-                (self.trump_suit, h.trump_suit),
-                (self.trump_maker, h.trump_maker),
-                (self.hidden, h.trump_hidden),
-                (self.ctx, int(h.trump_context)),
-                (self.last_winner, h.last_winner),
-                (self.mid_count, len(h.middle)),
-                (self.mid_tens, h.middle_tens),
-                (self.high_bid, h.high_bid),
-                (self.draw_card, h.draw_card),
-            ):
-                column[i] = value
-            self.tricks[i] = h.tricks
-            self.tens[i] = h.tens
-            self.cards_won[i] = h.cards_won
+        if played:
+            gi, seat, c = np.array(played, dtype=np.int64).T
+            self.played2[gi, seat, c] = 1
+        for arr, rows in (
+            (self.trick_winners, winners),
+            (self.take_cards, takes),
+            (self.bid_code2, bids),  # each seat calls once (R4.2)
+            (self.trick_cards, trick_rows),
+        ):
+            if rows:
+                gi, a, v = np.array(rows, dtype=np.int64).T
+                arr[gi, a] = v
+        if won:
+            gi, side, c = np.array(won, dtype=np.int64).T
+            np.add.at(self.won, (gi, side, c), 1)
+        if middle:
+            gi, c = np.array(middle, dtype=np.int64).T
+            np.add.at(self.middle, (gi, c), 1)
+        contracts = [h.contract if h.contract is not None else (-1, 0, -1) for h in states]
+        made = [[(seat, a) for seat, a in h.bids if a != PASS_ACTION] for h in states]
+        columns: tuple[tuple[np.ndarray, list[Any]], ...] = (
+            (self.bid_seat, [m[-1][0] if m else -1 for m in made]),
+            (self.bid_suit, [(m[-1][1] - BID_OFFSET) % 4 if m else -1 for m in made]),
+            (self.contract_seat, [c[0] for c in contracts]),
+            (self.contract_level, [c[1] for c in contracts]),
+            (self.contract_suit, [c[2] for c in contracts]),
+            (self.dealer, [h.dealer for h in states]),
+            (self.phase, [int(h.phase) for h in states]),
+            (self.to_act, [h.to_act if h.phase != Phase.DONE else -1 for h in states]),
+            (self.stage, [h.stage for h in states]),
+            (self.leader, [h.leader for h in states]),
+            (self.led, [h.led for h in states]),
+            (self.ntrick, [len(h.trick_cards) for h in states]),
+            (self.ntricks, [len(h.history) for h in states]),
+            (self.trump, [h.trump for h in states]),
+            (self.trump_suit, [h.trump_suit for h in states]),
+            (self.trump_maker, [h.trump_maker for h in states]),
+            (self.hidden, [h.trump_hidden for h in states]),
+            (self.ctx, [int(h.trump_context) for h in states]),
+            (self.last_winner, [h.last_winner for h in states]),
+            (self.mid_count, [len(h.middle) for h in states]),
+            (self.mid_tens, [h.middle_tens for h in states]),
+            (self.high_bid, [h.high_bid for h in states]),
+            (self.draw_card, [h.draw_card for h in states]),
+            (self.tricks, [h.tricks for h in states]),
+            (self.tens, [h.tens for h in states]),
+            (self.cards_won, [h.cards_won for h in states]),
+        )
+        for column, values in columns:
+            column[g] = values
         self._recount(g)
         self.played2[g, n:] = self.played2[g, :n]
         self.voids2[g, n:] = self.voids2[g, :n]
