@@ -29,6 +29,7 @@ from dehla_env.rewards import RewardKind, side0_reward
 from dehla_env.rules import Rules
 from dehla_env.vector import BatchPolicy
 from dehla_env.vector.engine import DONE, DRAW, BatchEngine
+from dehla_env.vector.kernels import fastest_kernel
 from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import PlayerView
 
@@ -57,7 +58,7 @@ class BatchedSearchAgent(SearchAgent):
         self.batch_policy = playout
         # every action of the largest hand in every world: one engine for all decisions
         self.engine = BatchEngine(rules, k * rules.hand_size)
-        self.observer = BatchObserver(self.engine)
+        self.observer = BatchObserver(self.engine, kernel=fastest_kernel())  # the same rows either way
 
     def score_actions(self, view: PlayerView, reps: list[int]) -> tuple[dict[int, float], dict[int, int], list[int]]:
         sampler = WorldSampler(view)

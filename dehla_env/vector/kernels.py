@@ -28,6 +28,7 @@ What the kernels take, as named tuples that numba reads by field name, is in
 
 from __future__ import annotations
 
+import importlib.util
 from types import ModuleType
 
 KERNELS = ("numpy", "numba")
@@ -41,6 +42,12 @@ def check_kernel(kernel: str) -> str:
     if kernel == "numba":
         jitted()
     return kernel
+
+
+def fastest_kernel() -> str:
+    """``"numba"`` where numba is installed, else ``"numpy"``: for callers that want the
+    speed and need the same results either way (the kernels are bit-identical)."""
+    return "numba" if importlib.util.find_spec("numba") is not None else "numpy"
 
 
 def jitted() -> ModuleType:
