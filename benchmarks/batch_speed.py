@@ -19,7 +19,10 @@ same run (the ratio is the figure to compare between runs):
 * the same with ``kernel="numba"`` (the compiled observation writer and deals of
   :mod:`dehla_env.vector.kernels`, the ``fast`` extra), when numba is installed.
 
-Then the memory the vector env holds per game, and for 65,536 games.
+Then the memory the vector env holds per game, and for 65,536 games; and, with
+``open_spiel`` installed (the ``bench`` extra), OpenSpiel's C++ spades measured in the same
+run (``benchmarks/env_speed.py``'s loop: the observation tensor at every decision) and
+the vector env's best row at 4,096 games as a multiple of it.
 """
 
 from __future__ import annotations
@@ -32,12 +35,18 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from env_speed import openspiel_loop
 
 from dehla_env import make_rules, raw_env
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.engine import MatchState, Phase
 from dehla_env.vector import BatchEngine, random_legal, vector_env
 from dehla_env.vector.engine import DONE, DRAW
+
+
+def _randoms() -> list[float]:
+    """The uniform draws of ``env_speed.py``'s loops (its seed 0)."""
+    return np.random.default_rng(0).random(31_000).tolist()
 
 
 def timed(step: Callable[[], int], seconds: float) -> tuple[float, float]:
@@ -168,9 +177,12 @@ def main() -> None:
     for n in sizes:
         w, c = vector(args.rules, options, n, args.seconds)
         row("vector_env float32 (obs + masks)", n, w, c, vc)
+    best_4096: dict[str, float] = {}
     for n in sizes:
         w, c = vector(args.rules, options, n, args.seconds, obs_dtype="uint8", autoreset_mode="same_step")
         row("vector_env uint8 codes, SAME_STEP", n, w, c, vc)
+        if n == 4096:
+            best_4096["numpy"] = w
     if 4096 in sizes:
         w, c = vector(args.rules, options, 4096, args.seconds, copy=False, final_obs=False, autoreset_mode="same_step")
         row("vector_env float32 copy=False no finals", 4096, w, c, vc)
@@ -187,6 +199,15 @@ def main() -> None:
             kw = {"obs_dtype": "uint8", "autoreset_mode": "same_step", "kernel": "numba"}
             w, c = vector(args.rules, options, n, args.seconds, **kw)
             row("vector_env uint8 SAME_STEP, numba", n, w, c, vc)
+            if n == 4096:
+                best_4096["numba"] = w
+    rates = [r for r in (best_4096.get("numpy"), best_4096.get("numba")) if r]
+    spades = max((openspiel_loop(30_000, randoms) or 0.0) for randoms in [_randoms()] * 3)
+    if not spades:
+        print("(install open_spiel, the bench extra, for OpenSpiel's spades in the same run)")
+    elif rates:
+        print(f"{'OpenSpiel spades (C++, obs tensor)':34s} {1:>6d} {spades:13,.0f}")
+        print(f"vector_env at 4096 games, best row: {max(rates) / spades:.1f} x OpenSpiel's spades (same run)")
     for dtype in ("float32", "uint8"):
         per_game = memory_per_game(args.rules, options, obs_dtype=dtype)
         print(
