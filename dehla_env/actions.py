@@ -34,6 +34,7 @@ NUM_ACTIONS = BID_OFFSET + 4 * NUM_BID_LEVELS  # 85
 # _RANK_FLAGS[p]: 13 bytes, byte r is 1 where bit r of the rank pattern p is set
 _RANK_FLAGS = tuple(bytes((p >> r) & 1 for r in range(NUM_RANKS)) for p in range(1 << NUM_RANKS))
 _NON_CARD_FLAGS = bytes(NUM_ACTIONS - NUM_CARDS)
+MASK_DTYPE = np.dtype(np.int8)  # a dtype object: np.frombuffer resolves ``np.int8`` anew each call
 
 
 def card_mask(cards: int) -> np.ndarray:
@@ -42,7 +43,7 @@ def card_mask(cards: int) -> np.ndarray:
     f = _RANK_FLAGS
     m = SUIT_MASK_BITS
     flags = b"".join((f[cards & m], f[(cards >> 13) & m], f[(cards >> 26) & m], f[(cards >> 39) & m], _NON_CARD_FLAGS))
-    return np.frombuffer(flags, dtype=np.int8)
+    return np.frombuffer(flags, MASK_DTYPE)
 
 
 def trump_action(suit: int) -> int:

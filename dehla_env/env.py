@@ -77,7 +77,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .actions import NUM_ACTIONS, card_mask
+from .actions import MASK_DTYPE, NUM_ACTIONS, card_mask
 from .encoding import (
     NUM_BID_CHOICES,
     ObservationEncoder,
@@ -254,7 +254,7 @@ class raw_env(AECEnv):
         flags = bytearray(NUM_ACTIONS)
         for a in self.match.legal_actions():
             flags[a] = 1
-        return np.frombuffer(flags, dtype=np.int8)
+        return np.frombuffer(flags, MASK_DTYPE)
 
     def step(self, action: Any) -> None:
         """Apply the action of the agent to act. Only integers are actions (Python ints,
