@@ -254,28 +254,33 @@ class HandState:
         return "the hand is over"
 
     # ------------------------------------------------------------------ chance steps
-    def check_deck(self, deck: Sequence[int]) -> None:
-        """Raise unless ``deck`` is a permutation of the pack(s) (R0.3, R2.8, R5)."""
+    def check_deck(self, deck: Sequence[int]) -> tuple[int, ...]:
+        """Raise unless ``deck`` is a permutation of the pack(s) (R0.3, R2.8, R5); the
+        deck as Python ints (numpy integers accepted, anything else not)."""
         packs = self.rules.packs
         size = self.rules.deck_size
         if len(deck) != size:
             raise IllegalMoveError(None, None, f"deck has {len(deck)} cards, not {size}")
         counts = [0] * NUM_CARDS
+        ids = []
         for c in deck:
-            try:
-                c = operator.index(c)
-            except TypeError:
-                raise IllegalMoveError(None, None, f"deck holds {c!r}, not a card id") from None
+            if type(c) is not int:
+                try:
+                    c = operator.index(c)
+                except TypeError:
+                    raise IllegalMoveError(None, None, f"deck holds {c!r}, not a card id") from None
             if not 0 <= c < NUM_CARDS:
                 raise IllegalMoveError(None, None, f"deck holds {c!r}, not a card id")
             counts[c] += 1
-        for c in range(NUM_CARDS):
-            if counts[c] != packs:
-                raise IllegalMoveError(
-                    None,
-                    None,
-                    f"deck holds {card_text(c)} {counts[c]} times, not {packs}: not a permutation of the pack",
-                )
+            ids.append(c)
+        if counts.count(packs) != NUM_CARDS:
+            c = next(c for c in range(NUM_CARDS) if counts[c] != packs)
+            raise IllegalMoveError(
+                None,
+                None,
+                f"deck holds {card_text(c)} {counts[c]} times, not {packs}: not a permutation of the pack",
+            )
+        return tuple(ids)
 
     def apply_deal(self, deck: Sequence[int]) -> None:
         """The deal (R0.3): ``deck[i]`` goes to seat ``(dealer + 1 + i) % n``.
@@ -285,8 +290,7 @@ class HandState:
         """
         if self.phase != _DEAL:
             raise IllegalMoveError("deal", CHANCE, f"no deal is due, {self.due_text()}")
-        self.check_deck(deck)
-        self.deck = tuple(int(c) for c in deck)
+        self.deck = self.check_deck(deck)
         rules = self.rules
         if rules.staged_deal:
             self._give(0, FIRST_STAGE_CARDS)
