@@ -16,26 +16,44 @@ world are scored once), the exact solver when the decision itself is at most
 (win 1, no winner 0.5, loss 0, plus ``margin`` times the side's margin,
 :func:`agents.search.side0_margin`) and the choice with its tie-breaks. What differs: the playouts play every seat
 from that seat's own observation (information-fair, where the scalar ``rule`` playout
-sees the whole world), they run to the end of the hand (no solver at their end), and
-every action is scored on every world (no successive elimination, no time budget).
+sees the whole world), and every action is scored on every world (no successive
+elimination, no time budget). By default they run to the end of the hand; with
+``rdepth`` a game that reaches a trick boundary with at most ``rdepth`` tricks left is
+taken off the batch and its ending solved exactly (the scalar search's playouts end the
+same way), so the network plays the middle of the hand and the solver its end.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from dehla_env.engine.hand import HandState
 from dehla_env.rewards import RewardKind, side0_reward
-from dehla_env.rules import Rules
+from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.vector import BatchPolicy
-from dehla_env.vector.engine import DONE, DRAW, BatchEngine
+from dehla_env.vector.engine import DONE, DRAW, PLAY, BatchEngine
 from dehla_env.vector.kernels import fastest_kernel
 from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import PlayerView
 
 from .sampler import WorldSampler
-from .search import SearchAgent, side0_margin, tricks_left
-from .solver import solvable
+from .search import SearchAgent, outcome_score, side0_margin, tricks_left
+from .solver import Position, result_cuts, solvable
+
+
+@dataclass(frozen=True)
+class _GameTally:
+    """One batch game's :class:`~agents.solver.HandTally`: what its result depends on
+    besides the tricks still to play."""
+
+    rules: Rules
+    dealer: int
+    tricks: tuple[int, int]
+    tens: tuple[int, int]
+    cards_won: tuple[int, int]
+    contract: tuple[int, int, int] | None
 
 
 class BatchedSearchAgent(SearchAgent):
@@ -50,8 +68,11 @@ class BatchedSearchAgent(SearchAgent):
         depth: int = 5,
         seed: int | None = None,
         margin: float = 0.01,
+        rdepth: int | None = None,
     ) -> None:
         super().__init__(rules, k=k, depth=depth, seed=seed, margin=margin, prune=0.0)
+        #: tricks left at which a playout is handed to the solver (None: played to the end)
+        self.solve_depth = rdepth
         if rules.players != 4:
             raise ValueError("search:batch=1 plays four-player rulesets (R2.8's six players are not searched)")
         self.playout = playout_name
@@ -88,8 +109,17 @@ class BatchedSearchAgent(SearchAgent):
         g = np.arange(len(states))
         eng.load(g, states)
         live = g
+        solved = np.full(len(g), np.nan)  # side 0's score where the solver ended the game
+        if self.solve_depth is not None:
+            assert self.solver is not None
+            self.solver.reset()  # its table is keyed on whole positions: worlds may share it
         while True:
             live = live[eng.phase[live] != DONE]
+            if self.solve_depth is not None and len(live):
+                ready = live[self._solvable_now(live)]
+                if len(ready):
+                    solved[ready] = [self._solve_ending(int(i)) for i in ready]
+                    live = live[np.isnan(solved[live])]
             if not len(live):
                 break
             drawing = eng.phase[live] == DRAW
@@ -106,8 +136,59 @@ class BatchedSearchAgent(SearchAgent):
             RewardKind.WIN, self.rules, res["winner"], eng.tens[g], eng.tricks[g], res["kot"], res["score"]
         )
         margin0 = side0_margin(self.rules, tens0, eng.cards_won[g, 0] + tens0, tricks0)
-        score0 = 0.5 * (1.0 + win0) + self.margin * margin0
+        score0 = np.where(np.isnan(solved), 0.5 * (1.0 + win0) + self.margin * margin0, solved)
         return score0 if side == 0 else 1.0 - score0  # zero-sum: side 1's win is side 0's loss
+
+    def _solvable_now(self, live: np.ndarray) -> np.ndarray:
+        """Which of the games ``live`` stand at a trick boundary of the card play, within
+        ``solve_depth`` tricks of the end, in a position the solver takes
+        (:func:`agents.solver.solvable`: all cards dealt, the trump known or still to
+        be made by R2.4a's first void)."""
+        eng = self.engine
+        assert self.solve_depth is not None
+        known = eng.trump[live] >= 0
+        if self.rules.trump_making is TrumpMaking.FIRST_VOID:
+            known |= eng.trump_suit[live] < 0
+        return (
+            (eng.phase[live] == PLAY)
+            & (eng.ntrick[live] == 0)
+            & (eng.num_tricks - eng.ntricks[live] <= self.solve_depth)
+            & (eng.stage[live] == 2)
+            & ~eng.hidden[live]
+            & known
+        )
+
+    def _solve_ending(self, game: int) -> float:
+        """Side 0's score of batch game ``game`` played out exactly from here (the
+        interval the solver settles, scored as the scalar search scores its playouts)."""
+        eng = self.engine
+        solver = self.solver
+        assert solver is not None
+        hands = np.packbits(eng.hands[game], axis=1, bitorder="little")
+        masks = [int.from_bytes(row.tobytes(), "little") for row in hands]
+        pending = bool(eng.trump[game] < 0)
+        pos = Position(
+            rules=self.rules,
+            hands=masks,
+            leader=int(eng.to_act[game]),
+            trick=[],
+            trump=int(eng.trump[game]),
+            trump_pending=pending,
+            middle_tens=int(eng.mid_tens[game]),
+            last_winner=int(eng.last_winner[game]),
+            tricks=(int(eng.tricks[game, 0]), int(eng.tricks[game, 1])),
+        )
+        seat = int(eng.contract_seat[game])
+        tally = _GameTally(
+            rules=self.rules,
+            dealer=int(eng.dealer[game]),
+            tricks=pos.tricks,
+            tens=(int(eng.tens[game, 0]), int(eng.tens[game, 1])),
+            cards_won=(int(eng.cards_won[game, 0]), int(eng.cards_won[game, 1])),
+            contract=None if seat < 0 else (seat, int(eng.contract_level[game]), int(eng.contract_suit[game])),
+        )
+        lo, hi = solver.interval(pos, result_cuts(tally), fresh=False)
+        return outcome_score(tally, lo, 0, hi, self.margin)
 
 
 __all__ = ["BatchedSearchAgent"]

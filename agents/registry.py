@@ -173,8 +173,8 @@ def _policy(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
 
 
 #: the search parameters ``search:batch=1`` has no use for (it scores every action on
-#: every world, and its playouts run to the end of the hand)
-_SCALAR_ONLY = ("budget_ms", "prune", "exact", "rdepth", "opp")
+#: every world, and solves its playouts' endings only where ``rdepth`` is given)
+_SCALAR_ONLY = ("budget_ms", "prune", "exact", "opp")
 
 
 def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
@@ -198,7 +198,9 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
             f"search:batch=1 plays out with a batched policy: {', '.join(BATCHED_POLICIES)} or policy:NAME, "
             f"not {playout!r}"
         )
-    return BatchedSearchAgent(rules, policy, playout, k=p["k"], depth=p["depth"], seed=seed, margin=p["margin"])
+    return BatchedSearchAgent(
+        rules, policy, playout, k=p["k"], depth=p["depth"], seed=seed, margin=p["margin"], rdepth=p["rdepth"]
+    )
 
 
 AGENTS: dict[str, AgentEntry] = {
@@ -219,7 +221,14 @@ AGENTS: dict[str, AgentEntry] = {
                 Param("exact", bool, False, "solve whole hands exactly where possible"),
                 Param("margin", float, 0.01, "weight of the margin tie-break beside win/loss"),
                 Param("prune", float, 1.0, "successive-elimination width (1: keep all moves)", minimum=0),
-                Param("rdepth", int, None, "solve depth at the end of playouts (none: depth)", 0, nullable=True),
+                Param(
+                    "rdepth",
+                    int,
+                    None,
+                    "solve depth at the end of playouts (none: depth; with batch=1, play to the end)",
+                    0,
+                    nullable=True,
+                ),
                 Param("opp", str, None, "agent spec for the opponents in playouts (none: playout)", nullable=True),
                 Param(
                     "batch",

@@ -88,6 +88,7 @@ from .solver import (
     M_DEHLA,
     M_POINTS,
     M_TENS,
+    HandTally,
     Solver,
     hand_winner,
     objective_mode,
@@ -121,7 +122,7 @@ def side0_margin(rules: Rules, tens0: Any, points0: Any, tricks0: Any) -> Any:
 
 
 def outcome_score(
-    hand: HandState, lo: float, side: int, hi: float | None = None, margin_weight: float = TIE_WEIGHT
+    hand: HandTally, lo: float, side: int, hi: float | None = None, margin_weight: float = TIE_WEIGHT
 ) -> float:
     """The score for ``side`` of the hand once side 0 gains a future value in
     ``[lo, hi]`` (solver units; an interval no result cut splits, see

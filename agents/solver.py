@@ -55,7 +55,9 @@ time): 5 tricks left 0.6 ms median / 11 ms worst, 6: 2.5 / 34, 7: 14 / 229,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from dehla_env.cards import NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK
 from dehla_env.engine.hand import HandState, Phase
@@ -210,7 +212,26 @@ def position_of(hand: HandState) -> Position:
     )
 
 
-def hand_winner(hand: HandState, future0: int) -> int | None:
+class HandTally(Protocol):
+    """What a hand's result depends on besides the play still to come: a
+    :class:`~dehla_env.engine.hand.HandState` has it, and so has one game of the batched
+    engine (:func:`agents.batched_search.BatchedSearchAgent.play_out` solves its endings)."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def tricks(self) -> Sequence[int]: ...
+    @property
+    def tens(self) -> Sequence[int]: ...
+    @property
+    def cards_won(self) -> Sequence[int]: ...
+    @property
+    def contract(self) -> tuple[int, int, int] | None: ...
+
+
+def hand_winner(hand: HandTally, future0: int) -> int | None:
     """The hand's winner (None: no winner) when side 0 gains ``future0`` from ``hand``
     on (R1.6, R2.5, R3.3, R4.4). ``hand`` is the position the value was computed for."""
     rules = hand.rules
@@ -236,7 +257,7 @@ def hand_winner(hand: HandState, future0: int) -> int | None:
     return 0 if a > 13 - a else 1
 
 
-def result_cuts(hand: HandState) -> list[int]:
+def result_cuts(hand: HandTally) -> list[int]:
     """The future values for side 0 at which :func:`hand_winner` changes: the result
     only depends on which of the intervals between these cuts the value falls in."""
     mode = objective_mode(hand.rules)

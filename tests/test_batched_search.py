@@ -13,7 +13,8 @@ from agents.batched_search import BatchedSearchAgent
 from agents.heuristic import HardAgent
 from agents.registry import make_agent
 from agents.sampler import WorldSampler, match_for
-from agents.search import outcome_score
+from agents.search import outcome_score, tricks_left
+from agents.solver import Solver, position_of, result_cuts, solvable
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
 from dehla_env.encoding import ObservationEncoder
@@ -130,6 +131,54 @@ def test_a_playout_scores_the_hand_the_reference_engine_plays_with_the_same_move
     for hand, score in zip(replicas, scores):
         assert hand.complete
         assert score == pytest.approx(outcome_score(hand, 0, view.seat & 1, margin_weight=agent.margin))
+
+
+@pytest.mark.parametrize(
+    "name,options",
+    [("dehla", {}), ("dehla-direct", {"trump": "closed"}), ("court-piece", {}), ("coat-pees", {})],
+    ids=["dehla", "closed", "court-piece", "coat-pees"],
+)
+def test_a_playout_within_rdepth_tricks_of_the_end_scores_what_the_solver_gives(name: str, options: dict) -> None:
+    """With ``rdepth`` a row leaves the batch at the first trick boundary within
+    ``rdepth`` tricks of the end where the scalar search's solver takes the position
+    (:func:`agents.solver.solvable`), and scores what that solver gives the reference
+    engine's hand played with the same moves; the other rows play to the end."""
+    rules = make_rules(name, **options)
+    match, view = next(_positions(rules, 12, every=3))
+    recorder = _Recording(make_batched_policy("cardsense", 4, 0))
+    agent = BatchedSearchAgent(rules, recorder, "cardsense", k=3, depth=0, seed=2, rdepth=3)
+    sampler = WorldSampler(view)
+    states = []
+    for _ in range(3):
+        world = sampler.world(sampler.sample(np.random.default_rng(len(states))))
+        for a in view.legal_actions[:2]:
+            state = world.clone()
+            state.apply_action(a)
+            states.append(state)
+    replicas = [s.clone() for s in states]
+    scores = agent.play_out(states, view.seat & 1)
+
+    def handed_to_solver(hand) -> bool:
+        return not hand.complete and not hand.trick_cards and solvable(hand) and tricks_left(hand) <= 3
+
+    live = np.arange(len(states))
+    for _obs, actions in recorder.steps:
+        live = np.array([i for i in live if not replicas[i].complete and not handed_to_solver(replicas[i])])
+        assert len(live) == len(actions)
+        for row, i in enumerate(live):
+            replicas[i].apply_action(int(actions[row]))
+    solver = Solver(rules)
+    solved = 0
+    for hand, score in zip(replicas, scores):
+        if hand.complete:
+            lo = hi = 0
+        else:
+            assert handed_to_solver(hand)
+            lo, hi = solver.interval(position_of(hand), result_cuts(hand))
+            solved += 1
+        assert score == pytest.approx(outcome_score(hand, lo, view.seat & 1, hi, margin_weight=agent.margin))
+    if name != "court-piece":  # R3.3: a court-piece round may end before the solver is reached
+        assert solved == len(states)
 
 
 def test_the_spec_refuses_what_the_batch_does_not_do() -> None:
