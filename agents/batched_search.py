@@ -39,7 +39,7 @@ from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import PlayerView
 
 from .sampler import WorldSampler
-from .search import SearchAgent, outcome_score, side0_margin, tricks_left
+from .search import ActionPrior, SearchAgent, outcome_score, side0_margin, tricks_left
 from .solver import Position, result_cuts, solvable
 
 
@@ -69,8 +69,10 @@ class BatchedSearchAgent(SearchAgent):
         seed: int | None = None,
         margin: float = 0.01,
         rdepth: int | None = None,
+        prior: ActionPrior | None = None,
+        keep: float = 1.0,
     ) -> None:
-        super().__init__(rules, k=k, depth=depth, seed=seed, margin=margin, prune=0.0)
+        super().__init__(rules, k=k, depth=depth, seed=seed, margin=margin, prune=0.0, prior=prior, keep=keep)
         #: tricks left at which a playout is handed to the solver (None: played to the end)
         self.solve_depth = rdepth
         if rules.players != 4:

@@ -210,19 +210,26 @@ class PolicyAgent(Agent):
         self.path = str(path)
 
     @torch.no_grad()
+    def _logits(self, view: PlayerView) -> torch.Tensor:
+        """The network's logits for ``view``, -inf on the illegal actions."""
+        obs = torch.as_tensor(encode_view(view))[None]
+        mask = torch.full((NUM_ACTIONS,), float("-inf"))
+        mask[list(view.legal_actions)] = 0.0
+        return self.net(obs)[0] + mask
+
+    def probabilities(self, view: PlayerView) -> np.ndarray:
+        """The policy's move distribution at ``view`` (``NUM_ACTIONS`` float64, 0 on the
+        illegal actions): what a search takes as its prior (``search:prior=...``)."""
+        probs = torch.softmax(self._logits(view), -1).numpy().astype(np.float64)
+        return probs / probs.sum()
+
     def act(self, view: PlayerView) -> int:
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        obs = torch.as_tensor(encode_view(view))[None]
-        logits = self.net(obs)[0]
-        mask = torch.full((NUM_ACTIONS,), float("-inf"))
-        mask[list(legal)] = 0.0
-        logits = logits + mask
         if self.sample:
-            probs = torch.softmax(logits, -1).numpy().astype(np.float64)
-            return int(self.rng.choice(NUM_ACTIONS, p=probs / probs.sum()))
-        return int(logits.argmax())
+            return int(self.rng.choice(NUM_ACTIONS, p=self.probabilities(view)))
+        return int(self._logits(view).argmax())
 
 
 def export_torchscript(policy: str | Path | PolicyNet, out: str | Path) -> Path:

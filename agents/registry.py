@@ -22,12 +22,15 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dehla_env.rules import Rules
 
 from .base import Agent, RandomAgent
 from .heuristic import EasyAgent, HardAgent, MediumAgent
+
+if TYPE_CHECKING:  # torch is imported only when a policy agent is made
+    from .policy import PolicyAgent
 
 #: where the shipped policies live (package data): ``policy:NAME`` is ``NAME.pt`` here
 SHIPPED_POLICIES = Path(__file__).resolve().parent / "checkpoints"
@@ -148,7 +151,22 @@ def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         prune=p["prune"],
         rollout_depth=p["rdepth"],
         opponents=opponents,
+        prior=_prior(p, rules),
+        keep=p["keep"],
     )
+
+
+def _prior(p: dict[str, Any], rules: Rules) -> PolicyAgent | None:
+    """The ``prior`` of a search spec: a policy agent (its move probabilities), or None."""
+    if p["prior"] is None:
+        return None
+    if p["prior"].partition(":")[0] != "policy":
+        raise ValueError(f"search: prior is a policy spec such as policy:dehla, not {p['prior']!r}")
+    from .policy import PolicyAgent
+
+    agent = make_agent(p["prior"], rules)
+    assert isinstance(agent, PolicyAgent)
+    return agent
 
 
 def policy_path(where: str) -> Path:
@@ -199,7 +217,16 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
             f"not {playout!r}"
         )
     return BatchedSearchAgent(
-        rules, policy, playout, k=p["k"], depth=p["depth"], seed=seed, margin=p["margin"], rdepth=p["rdepth"]
+        rules,
+        policy,
+        playout,
+        k=p["k"],
+        depth=p["depth"],
+        seed=seed,
+        margin=p["margin"],
+        rdepth=p["rdepth"],
+        prior=_prior(p, rules),
+        keep=p["keep"],
     )
 
 
@@ -230,6 +257,8 @@ AGENTS: dict[str, AgentEntry] = {
                     nullable=True,
                 ),
                 Param("opp", str, None, "agent spec for the opponents in playouts (none: playout)", nullable=True),
+                Param("prior", str, None, "policy spec whose move probabilities prune the moves", nullable=True),
+                Param("keep", float, 1.0, "with prior: the share of its mass kept, most probable first", 0),
                 Param(
                     "batch",
                     bool,

@@ -58,6 +58,10 @@ Options (``search:k=48,depth=5,budget_ms=100,playout=rule``)::
     ``rdepth``     solve depth at the end of playouts (default: ``depth``; 0 plays out to
                    the end of the hand)
     ``opp``        an agent spec for the opponents in playouts (default: ``playout``)
+    ``prior``      a policy spec (``policy:dehla``) whose move probabilities prune the
+                   candidates before any world is scored (default none)
+    ``keep``       with ``prior``: the candidates kept, most probable first, until they
+                   hold this much of the prior's mass (default 1: all)
 
 The bot reads only its view: the worlds come from the view and the bot's own
 generator, so re-dealing the hidden cards consistently changes nothing it does
@@ -68,7 +72,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -96,6 +100,13 @@ from .solver import (
     result_cuts,
     solvable,
 )
+
+
+class ActionPrior(Protocol):
+    """A move distribution over a view's legal actions (:class:`agents.policy.PolicyAgent`)."""
+
+    def probabilities(self, view: PlayerView) -> np.ndarray: ...
+
 
 TIE_WEIGHT = 0.01  # weight of the margin tie-break next to win 1 / no winner 0.5 / loss 0
 #: the built-in playout rules (the alternative is a playout agent)
@@ -404,14 +415,21 @@ class SearchAgent(Agent):
         prune: float = 1.0,
         rollout_depth: int | None = None,
         opponents: Agent | None = None,
+        prior: ActionPrior | None = None,
+        keep: float = 1.0,
     ) -> None:
         """``playout`` is one of :data:`PLAYOUT_RULES` or an agent that plays every seat
         in playouts; ``opponents`` an agent for the opponents' seats there instead.
         Both are re-seeded from ``seed`` (agents are built from specs by
-        :func:`agents.registry.make_agent`)."""
+        :func:`agents.registry.make_agent`). ``prior`` and ``keep``: see
+        :meth:`pruned_by_prior`."""
         super().__init__(seed)
         if k < 1 or depth < 0:
             raise ValueError("search needs k >= 1 and depth >= 0")
+        if not 0.0 < keep <= 1.0:
+            raise ValueError(f"search: keep is a share of the prior's mass in (0, 1], not {keep}")
+        self.prior = prior
+        self.keep = keep
         self.rules = rules
         self.k = k
         self.depth = depth
@@ -460,6 +478,11 @@ class SearchAgent(Agent):
         if not self.searchable(view):
             return self.fallback.act(view)
         groups = self.action_groups(view)
+        if self.prior is not None and self.keep < 1.0:
+            groups = self.pruned_by_prior(view, groups)
+            if len(groups) == 1:  # what scoring one class would choose, without the worlds
+                self.last_worlds, self.last_scores = 0, {}
+                return groups[0][0]
         totals, counts, active = self.score_actions(view, [g[0] for g in groups])
         self.last_worlds = max(counts.values())
         self.last_scores = {a: totals[g[0]] / max(counts[g[0]], 1) for g in groups for a in g}
@@ -472,6 +495,24 @@ class SearchAgent(Agent):
         if members.get(hint) in tied:
             return hint
         return min(tied, key=lambda a: (a % NUM_RANKS, a))
+
+    def pruned_by_prior(self, view: PlayerView, groups: list[list[int]]) -> list[list[int]]:
+        """The classes of :meth:`action_groups` worth scoring: the ``prior``'s most
+        probable first until they hold ``keep`` of its mass (a class's mass is its
+        cards'), so the worlds go to the moves the network considers at all."""
+        assert self.prior is not None
+        if len(groups) == 1:
+            return groups
+        probs = self.prior.probabilities(view)
+        ranked = sorted(groups, key=lambda g: -sum(probs[a] for a in g))
+        kept: list[list[int]] = []
+        mass = 0.0
+        for g in ranked:
+            kept.append(g)
+            mass += sum(probs[a] for a in g)
+            if mass >= self.keep:
+                break
+        return kept
 
     def score_actions(self, view: PlayerView, reps: list[int]) -> tuple[dict[int, float], dict[int, int], list[int]]:
         """Each action's total score over the worlds it was scored on, how many those

@@ -157,3 +157,66 @@ def test_in_the_arena_and_the_terminal_game() -> None:
         print_fn=lambda *a, **k: None,
     )
     assert all(isinstance(bot, SearchAgent) for s, bot in game.bots.items() if s != 0)
+
+
+class _FixedPrior:
+    """A prior that puts ``weights[i]`` on the i-th legal card (lowest id first)."""
+
+    def __init__(self, weights: list[float]) -> None:
+        self.weights = weights
+
+    def probabilities(self, view) -> np.ndarray:
+        probs = np.zeros(85)
+        legal = sorted(view.legal_actions)
+        w = np.array(self.weights[: len(legal)] + [0.0] * (len(legal) - len(self.weights)))
+        probs[legal] = w / w.sum()
+        return probs
+
+
+def _opening_views(rules, count: int):
+    """Card decisions with at least three classes of equivalent cards."""
+    for seed in range(50):
+        match = MatchState(rules, 0)
+        match.apply_deal(match.random_deck(np.random.default_rng(seed)))
+        view = view_of(match, match.hand.to_act)
+        if len(SearchAgent(rules).action_groups(view)) >= 3:
+            yield view
+            count -= 1
+            if not count:
+                return
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["scalar", "batched"])
+def test_a_prior_keeps_the_most_probable_moves_up_to_its_mass(batch: bool) -> None:
+    """``prior`` + ``keep``: the classes are scored most probable first until they hold
+    ``keep`` of the prior's mass; no world is spent on the others and they are never
+    played; a single class left is played without worlds."""
+    rules = make_rules("dehla")
+    spec = "search:batch=1,playout=cardsense,k=3,depth=2" if batch else "search:k=3,depth=2"
+    for view in _opening_views(rules, 4):
+        agent = make_agent(spec, rules, 5)
+        assert isinstance(agent, SearchAgent)
+        groups = agent.action_groups(view)
+        # the prior's two favourite classes: its mass on the first card of the last two classes
+        favourite, second = groups[-1][0], groups[-2][0]
+        legal = sorted(view.legal_actions)
+        weights = [0.01] * len(legal)
+        weights[legal.index(favourite)] = 0.6
+        weights[legal.index(second)] = 0.3
+        agent.prior, agent.keep = _FixedPrior(weights), 0.85
+        move = agent.act(view)
+        assert move in groups[-1] + groups[-2]
+        assert set(agent.last_scores) == set(groups[-1] + groups[-2])
+        agent.keep = 0.5  # the favourite alone holds that much: no search at all
+        assert agent.act(view) == favourite and agent.last_worlds == 0
+
+
+def test_the_prior_is_a_policy() -> None:
+    rules = make_rules("dehla")
+    agent = make_agent("search:k=4,prior=policy:dehla,keep=0.9", rules, 1)
+    assert isinstance(agent, SearchAgent) and agent.keep == 0.9 and agent.prior is not None
+    probs = agent.prior.probabilities(next(_opening_views(rules, 1)))
+    assert probs.sum() == pytest.approx(1.0) and (probs >= 0).all()
+    for spec, words in (("search:prior=hard,keep=0.9", "policy spec"), ("search:prior=policy:dehla,keep=0", "keep")):
+        with pytest.raises(ValueError, match=words):
+            make_agent(spec, rules, 1)
