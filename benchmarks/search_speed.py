@@ -130,16 +130,25 @@ class _Clock(Agent):
 
 
 def default_specs(rules: Rules) -> list[str]:
-    """The scalar search and the batched one, with the network playouts where the
-    ruleset's preset has a shipped policy and a distilled playout network (and torch is
-    installed): at k=48, the scalar search and the batched one with each network."""
-    specs = ["search:k=48,depth=5", "search:k=16,depth=5", "search:batch=1,playout=cardsense,k=16,depth=5"]
+    """The scalar search (first the 100 ms-budget reference every ratio is taken
+    against) and the batched one, with the network playouts where the ruleset's preset
+    has a shipped policy and a distilled playout network (and torch is installed): at
+    k=48 with each network, then the playout network with its endings solved
+    (``rdepth=4``), then that with the policy as a prior (``prior``, ``keep=0.95``)."""
+    specs = [
+        "search:k=48,depth=5,budget_ms=100",
+        "search:k=48,depth=5",
+        "search:k=16,depth=5",
+        "search:batch=1,playout=cardsense,k=16,depth=5",
+    ]
     name = preset_for(rules).name
     if importlib.util.find_spec("torch") is None:
         return specs
-    for policy in (name, f"{name}-playout"):
-        if (SHIPPED_POLICIES / f"{policy}.pt").exists():
-            specs.append(f"search:batch=1,playout=policy:{policy},k=48,depth=5")
+    have = [p for p in (name, f"{name}-playout") if (SHIPPED_POLICIES / f"{p}.pt").exists()]
+    specs += [f"search:batch=1,playout=policy:{policy},k=48,depth=5" for policy in have]
+    if len(have) == 2:
+        solved = f"search:batch=1,playout=policy:{name}-playout,k=48,depth=5,rdepth=4"
+        specs += [solved, solved.replace("k=48", "k=64") + f",prior=policy:{name},keep=0.95"]
     return specs
 
 
