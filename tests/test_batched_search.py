@@ -99,6 +99,19 @@ class _Recording:
         return actions
 
 
+def _playout_states(view) -> list:
+    """Three sampled worlds of ``view``, each after two of its legal moves."""
+    sampler = WorldSampler(view)
+    states = []
+    for _ in range(3):
+        world = sampler.world(sampler.sample(np.random.default_rng(len(states))))
+        for a in view.legal_actions[:2]:
+            state = world.clone()
+            state.apply_action(a)
+            states.append(state)
+    return states
+
+
 @pytest.mark.parametrize("name", ["dehla", "court-piece", "coat-pees"])
 def test_a_playout_scores_the_hand_the_reference_engine_plays_with_the_same_moves(name: str) -> None:
     """Every row of a batched playout, replayed move by move in the reference engine,
@@ -108,14 +121,7 @@ def test_a_playout_scores_the_hand_the_reference_engine_plays_with_the_same_move
     match, view = next(_positions(rules, 12, every=3))
     recorder = _Recording(make_batched_policy("cardsense", 4, 0))
     agent = BatchedSearchAgent(rules, recorder, "cardsense", k=3, depth=0, seed=2)
-    sampler = WorldSampler(view)
-    states = []
-    for _ in range(3):
-        world = sampler.world(sampler.sample(np.random.default_rng(len(states))))
-        for a in view.legal_actions[:2]:
-            state = world.clone()
-            state.apply_action(a)
-            states.append(state)
+    states = _playout_states(view)
     replicas = [s.clone() for s in states]
     scores = agent.play_out(states, view.seat & 1)
     assert (agent.engine.phase[: len(states)] == DONE).all()
@@ -147,14 +153,7 @@ def test_a_playout_within_rdepth_tricks_of_the_end_scores_what_the_solver_gives(
     match, view = next(_positions(rules, 12, every=3))
     recorder = _Recording(make_batched_policy("cardsense", 4, 0))
     agent = BatchedSearchAgent(rules, recorder, "cardsense", k=3, depth=0, seed=2, rdepth=3)
-    sampler = WorldSampler(view)
-    states = []
-    for _ in range(3):
-        world = sampler.world(sampler.sample(np.random.default_rng(len(states))))
-        for a in view.legal_actions[:2]:
-            state = world.clone()
-            state.apply_action(a)
-            states.append(state)
+    states = _playout_states(view)
     replicas = [s.clone() for s in states]
     scores = agent.play_out(states, view.seat & 1)
 
