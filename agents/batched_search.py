@@ -18,9 +18,10 @@ world are scored once), the exact solver when the decision itself is at most
 from that seat's own observation (information-fair, where the scalar ``rule`` playout
 sees the whole world), and every action is scored on every world (no successive
 elimination, no time budget). By default they run to the end of the hand; with
-``rdepth`` a game that reaches a trick boundary with at most ``rdepth`` tricks left is
-taken off the batch and its ending solved exactly (the scalar search's playouts end the
-same way), so the network plays the middle of the hand and the solver its end.
+``rdepth`` (``rollout_depth``) a game that reaches a trick boundary with at most
+``rdepth`` tricks left is taken off the batch and its ending solved exactly (the scalar
+search's playouts end the same way), so the network plays the middle of the hand and
+the solver its end.
 """
 
 from __future__ import annotations
@@ -68,13 +69,13 @@ class BatchedSearchAgent(SearchAgent):
         depth: int = 5,
         seed: int | None = None,
         margin: float = 0.01,
-        rdepth: int | None = None,
+        rollout_depth: int | None = None,
         prior: ActionPrior | None = None,
         keep: float = 1.0,
     ) -> None:
         super().__init__(rules, k=k, depth=depth, seed=seed, margin=margin, prune=0.0, prior=prior, keep=keep)
-        #: tricks left at which a playout is handed to the solver (None: played to the end)
-        self.solve_depth = rdepth
+        # the scalar search's rollout_depth; here None (as 0) plays to the end of the hand
+        self.rollout_depth = rollout_depth or 0
         if rules.players != 4:
             raise ValueError("search:batch=1 plays four-player rulesets (R2.8's six players are not searched)")
         self.playout = playout_name
@@ -112,16 +113,16 @@ class BatchedSearchAgent(SearchAgent):
         eng.load(g, states)
         live = g
         solved = np.full(len(g), np.nan)  # side 0's score where the solver ended the game
-        if self.solve_depth is not None:
+        if self.rollout_depth:
             assert self.solver is not None
             self.solver.reset()  # its table is keyed on whole positions: worlds may share it
         while True:
             live = live[eng.phase[live] != DONE]
-            if self.solve_depth is not None and len(live):
-                ready = live[self._solvable_now(live)]
-                if len(ready):
-                    solved[ready] = [self._solve_ending(int(i)) for i in ready]
-                    live = live[np.isnan(solved[live])]
+            if self.rollout_depth and len(live):
+                now = self._solvable_now(live)
+                if now.any():
+                    solved[live[now]] = [self._solve_ending(int(i)) for i in live[now]]
+                    live = live[~now]
             if not len(live):
                 break
             drawing = eng.phase[live] == DRAW
@@ -143,18 +144,17 @@ class BatchedSearchAgent(SearchAgent):
 
     def _solvable_now(self, live: np.ndarray) -> np.ndarray:
         """Which of the games ``live`` stand at a trick boundary of the card play, within
-        ``solve_depth`` tricks of the end, in a position the solver takes
-        (:func:`agents.solver.solvable`: all cards dealt, the trump known or still to
-        be made by R2.4a's first void)."""
+        ``rollout_depth`` tricks of the end, in a position the solver takes: the batch's
+        :func:`agents.solver.solvable` (all cards dealt, the trump known or still to be
+        made by R2.4a's first void), held to it by ``tests/test_batched_search.py``."""
         eng = self.engine
-        assert self.solve_depth is not None
         known = eng.trump[live] >= 0
         if self.rules.trump_making is TrumpMaking.FIRST_VOID:
             known |= eng.trump_suit[live] < 0
         return (
             (eng.phase[live] == PLAY)
             & (eng.ntrick[live] == 0)
-            & (eng.num_tricks - eng.ntricks[live] <= self.solve_depth)
+            & (eng.num_tricks - eng.ntricks[live] <= self.rollout_depth)
             & (eng.stage[live] == 2)
             & ~eng.hidden[live]
             & known

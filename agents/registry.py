@@ -224,7 +224,7 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         depth=p["depth"],
         seed=seed,
         margin=p["margin"],
-        rdepth=p["rdepth"],
+        rollout_depth=p["rdepth"],
         prior=_prior(p, rules),
         keep=p["keep"],
     )
@@ -252,7 +252,7 @@ AGENTS: dict[str, AgentEntry] = {
                     "rdepth",
                     int,
                     None,
-                    "solve depth at the end of playouts (none: depth; with batch=1, play to the end)",
+                    "solve depth at the end of playouts (none: depth, with batch=1 0; 0: to the end)",
                     0,
                     nullable=True,
                 ),

@@ -504,13 +504,13 @@ class SearchAgent(Agent):
         if len(groups) == 1:
             return groups
         probs = self.prior.probabilities(view)
-        ranked = sorted(groups, key=lambda g: -sum(probs[a] for a in g))
+        ranked = sorted(((float(probs[g].sum()), g) for g in groups), key=lambda mg: -mg[0])
         kept: list[list[int]] = []
-        mass = 0.0
-        for g in ranked:
+        held = 0.0
+        for mass, g in ranked:
             kept.append(g)
-            mass += sum(probs[a] for a in g)
-            if mass >= self.keep:
+            held += mass
+            if held >= self.keep:
                 break
         return kept
 

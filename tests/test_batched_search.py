@@ -152,7 +152,7 @@ def test_a_playout_within_rdepth_tricks_of_the_end_scores_what_the_solver_gives(
     rules = make_rules(name, **options)
     match, view = next(_positions(rules, 12, every=3))
     recorder = _Recording(make_batched_policy("cardsense", 4, 0))
-    agent = BatchedSearchAgent(rules, recorder, "cardsense", k=3, depth=0, seed=2, rdepth=3)
+    agent = BatchedSearchAgent(rules, recorder, "cardsense", k=3, depth=0, seed=2, rollout_depth=3)
     states = _playout_states(view)
     replicas = [s.clone() for s in states]
     scores = agent.play_out(states, view.seat & 1)
