@@ -488,3 +488,73 @@ def test_a_policy_file_rewritten_in_place_is_loaded_again(tmp_path: Path) -> Non
         train.save_checkpoint(path, state)
         loaded, _ = cached_policy(path)
         assert all(float(p.flatten()[0]) == fill for p in loaded.parameters())
+
+
+def _fixed_rollout(policy, size: int, seed: int):
+    """A rollout of ``size`` decisions (random observations, two to five legal moves,
+    trajectories of four): what ``ppo_update`` reads, without playing."""
+    from agents.training.selfplay import Rollout
+    from dehla_env.actions import NUM_ACTIONS
+
+    rng = np.random.default_rng(seed)
+    obs = (rng.random((size, policy.obs_size)) < 0.1).astype(np.float32)
+    mask = np.zeros((size, NUM_ACTIONS), bool)
+    for row in mask:
+        row[rng.choice(52, int(rng.integers(2, 6)), replace=False)] = True
+    action = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
+    with torch.no_grad():
+        logp_all = torch.log_softmax(policy.masked_logits(torch.from_numpy(obs), torch.from_numpy(mask)), -1)
+    done = (np.arange(size) % 4) == 3
+    return Rollout(
+        obs=obs,
+        priv=rng.random((size, 8)).astype(np.float32),
+        mask=mask,
+        action=action,
+        logp=logp_all[np.arange(size), action].numpy(),
+        reward=np.where(done, rng.choice([-1.0, 1.0], size), 0.0).astype(np.float32),
+        done=done,
+        decisions=size,
+        hands=size // 4,
+        learner_score=0.5,
+        pool_hands=0,
+        env_seconds=0.0,
+        policy_seconds=0.0,
+    )
+
+
+def _nets():
+    from agents.policy import PolicyNet, ValueNet
+
+    torch.manual_seed(0)
+    return PolicyNet(200, (64, 32)), ValueNet(208, (64, 32))
+
+
+def _flat(*nets: torch.nn.Module) -> torch.Tensor:
+    return torch.cat([p.detach().flatten() for net in nets for p in net.parameters()])
+
+
+def _updated_weights(bf16: bool) -> tuple[torch.Tensor, dict[str, float]]:
+    """The weights after two epochs of ``ppo_update`` on a fixed rollout, and its stats."""
+    policy, critic = _nets()
+    rollout = _fixed_rollout(policy, 512, seed=1)
+    opt = torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=1e-3)
+    a = train.Args(update_epochs=2, minibatch_size=128, bf16_update=bf16)
+    stats = train.ppo_update(policy, critic, opt, rollout, a, torch.Generator().manual_seed(0), runs.Stop())
+    return _flat(policy, critic), stats
+
+
+def test_a_bf16_update_takes_the_float32_step_to_bfloat16_precision() -> None:
+    """``bf16_update`` runs the update's passes in bfloat16 (its own numbers, not the
+    float32 ones) while the weights stay float32 and move as the float32 update moves
+    them, to within bfloat16's precision (8 bits of mantissa)."""
+    w32, s32 = _updated_weights(False)
+    w16, s16 = _updated_weights(True)
+    assert torch.equal(_updated_weights(False)[0], w32)  # float32 is deterministic: the comparison is fair
+    assert w16.dtype == torch.float32
+    assert not torch.equal(w16, w32)
+    start = _flat(*_nets())
+    step32, step16 = w32 - start, w16 - start
+    assert torch.cosine_similarity(step16, step32, dim=0) > 0.98  # the same direction (about 0.996)
+    assert step16.norm() == pytest.approx(step32.norm().item(), rel=0.05)
+    for key in ("policy_loss", "value_loss", "entropy"):
+        assert s16[key] == pytest.approx(s32[key], rel=0.05, abs=1e-3)
