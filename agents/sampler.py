@@ -179,6 +179,7 @@ class WorldSampler:
         self.constrained = [s for s in range(4) if constrained >> s & 1 and self.by_suit[s]]
         self.free = [c for s in range(4) if s not in self.constrained for c in self.by_suit[s]]
         self._memo: dict[tuple, int] = {}
+        self._choice_memo: dict[tuple, tuple[list[tuple[int, ...]], list[int], int]] = {}
         self.hidden_trump = view.trump_hidden  # R2.4c: chosen by another seat, not revealed
         self._total: int | None = None
 
@@ -238,6 +239,25 @@ class WorldSampler:
             self._total = self._count(0, rooms, tuple(0 for _ in self.weighted))
         return self._total
 
+    def _choices(
+        self, si: int, rooms: tuple[int, ...], xs: tuple[int, ...]
+    ) -> tuple[list[tuple[int, ...]], list[int], int]:
+        """How suit ``si`` can be dealt into ``rooms`` (the counts per holder), each
+        option's weight (the deals that complete it) and their sum: the distribution
+        :meth:`sample` draws from. A decision samples many worlds from one view, and
+        they meet the same few of these nodes, so each is worked out once."""
+        key = (si, rooms, xs)
+        got = self._choice_memo.get(key)
+        if got is None:
+            options, weights = [], []
+            for k, ways in self._suit_options(si, rooms):
+                w = ways * self._count(si + 1, self._sub(rooms, k), self._add_x(si, xs, k))
+                if w:
+                    options.append(k)
+                    weights.append(w)
+            got = self._choice_memo[key] = (options, weights, sum(weights))
+        return got
+
     # ------------------------------------------------------------------ sampling
     def sample(self, rng: np.random.Generator) -> Deal:
         """One uniformly drawn consistent deal."""
@@ -258,14 +278,8 @@ class WorldSampler:
                 raise ValueError("no deal is consistent with the view")
             xs = tuple(0 for _ in self.weighted)
             for si in range(len(self.constrained)):
-                options = []
-                weights = []
-                for k, ways in self._suit_options(si, rooms):
-                    w = ways * self._count(si + 1, self._sub(rooms, k), self._add_x(si, xs, k))
-                    if w:
-                        options.append(k)
-                        weights.append(w)
-                pick = pr.randrange(sum(weights))
+                options, weights, total = self._choices(si, rooms, xs)
+                pick = pr.randrange(total)
                 chosen = options[-1]
                 for option, w in zip(options, weights):
                     if pick < w:

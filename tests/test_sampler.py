@@ -121,6 +121,28 @@ def test_samples_respect_the_view(name: str, options: dict) -> None:
             game.step()
 
 
+@pytest.mark.parametrize("name,options", [RULESETS[0], RULESETS[5]], ids=["dehla", "court-piece"])
+def test_a_sampler_draws_the_same_deals_however_many_it_drew_before(name: str, options: dict) -> None:
+    """A sampler remembers the distribution it draws from across draws (a decision
+    samples many worlds from one view); what it remembers never changes a draw: the
+    n-th deal from one sampler is the deal a fresh sampler draws with the same seed."""
+    rules = make_rules(name, **options)
+    rng = np.random.default_rng(4)
+    constrained = 0
+    for _game in range(2):
+        game = Game(rules, rng)
+        while not game.hand.complete:
+            if game.hand.phase == Phase.PLAY:
+                view = view_of(game.match, game.hand.to_act)
+                sampler = WorldSampler(view)
+                constrained += bool(sampler.constrained)
+                for i in range(2):
+                    again = WorldSampler(view).sample(np.random.default_rng(i))
+                    assert sampler.sample(np.random.default_rng(i)) == again
+            game.step()
+    assert constrained > 5  # the suits known void make the drawn distribution
+
+
 def test_staged_world_deals_its_stock() -> None:
     """R1.4: a world sampled before the second stage deals its stock when the trump is
     made, and play goes on with thirteen cards a seat."""
