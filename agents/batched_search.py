@@ -16,8 +16,11 @@ world are scored once), the exact solver when the decision itself is at most
 (win 1, no winner 0.5, loss 0, plus ``margin`` times the side's margin,
 :func:`agents.search.side0_margin`) and the choice with its tie-breaks. What differs: the playouts play every seat
 from that seat's own observation (information-fair, where the scalar ``rule`` playout
-sees the whole world), and every action is scored on every world (no successive
-elimination, no time budget). By default they run to the end of the hand; with
+sees the whole world), and there is no time budget. By default every action is scored
+on every world in one batch; with ``prune`` the worlds come in three batches (a quarter,
+a quarter, a half of ``k``) and the moves clearly behind after each are dropped, by the
+scalar search's successive elimination rule (:func:`agents.search.eliminate`), so the
+later worlds go to the close candidates. By default the playouts run to the end of the hand; with
 ``rdepth`` (``rollout_depth``) a game that reaches a trick boundary with at most
 ``rdepth`` tricks left is taken off the batch and its ending solved exactly (the scalar
 search's playouts end the same way), so the network plays the middle of the hand and
@@ -40,7 +43,7 @@ from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import PlayerView
 
 from .sampler import WorldSampler
-from .search import ActionPrior, SearchAgent, outcome_score, side0_margin, tricks_left
+from .search import ActionPrior, SearchAgent, eliminate, outcome_score, side0_margin, tricks_left
 from .solver import Position, result_cuts, solvable
 
 
@@ -72,8 +75,9 @@ class BatchedSearchAgent(SearchAgent):
         rollout_depth: int | None = None,
         prior: ActionPrior | None = None,
         keep: float = 1.0,
+        prune: float = 0.0,
     ) -> None:
-        super().__init__(rules, k=k, depth=depth, seed=seed, margin=margin, prune=0.0, prior=prior, keep=keep)
+        super().__init__(rules, k=k, depth=depth, seed=seed, margin=margin, prune=prune, prior=prior, keep=keep)
         # the scalar search's rollout_depth; here None (as 0) plays to the end of the hand
         self.rollout_depth = rollout_depth or 0
         if rules.players != 4:
@@ -84,26 +88,42 @@ class BatchedSearchAgent(SearchAgent):
         self.engine = BatchEngine(rules, k * rules.hand_size)
         self.observer = BatchObserver(self.engine, kernel=fastest_kernel())  # the same rows either way
 
+    def round_ends(self) -> list[int]:
+        """How many worlds are scored when each batch ends: all ``k`` in one batch, or
+        with ``prune`` a quarter, a half, then all of them, the moves clearly behind
+        after each (:func:`agents.search.eliminate`) dropped from the next."""
+        if self.prune <= 0:
+            return [self.k]
+        return sorted({max(1, self.k // 4), max(1, self.k // 2), self.k})
+
     def score_actions(self, view: PlayerView, reps: list[int]) -> tuple[dict[int, float], dict[int, int], list[int]]:
         sampler = WorldSampler(view)
         totals = dict.fromkeys(reps, 0.0)
-        states: list[HandState] = []
-        labels: list[int] = []
-        for _ in range(self.k):
-            world = sampler.world(sampler.sample(self.rng))
-            if solvable(world) and tricks_left(world) <= self.depth:
-                for a, v in self.evaluate(world, reps, view).items():
+        counts = dict.fromkeys(reps, 0)
+        active = reps
+        scored = 0
+        for end in self.round_ends():
+            states: list[HandState] = []
+            labels: list[int] = []
+            for _ in range(end - scored):
+                world = sampler.world(sampler.sample(self.rng))
+                if solvable(world) and tricks_left(world) <= self.depth:
+                    for a, v in self.evaluate(world, active, view).items():
+                        totals[a] += v
+                    continue
+                for a in active:
+                    state = world.clone()
+                    state.apply_action(a)
+                    states.append(state)
+                    labels.append(a)
+            if states:
+                for a, v in zip(labels, self.play_out(states, view.seat & 1).tolist()):
                     totals[a] += v
-                continue
-            for a in reps:
-                state = world.clone()
-                state.apply_action(a)
-                states.append(state)
-                labels.append(a)
-        if states:
-            for a, v in zip(labels, self.play_out(states, view.seat & 1).tolist()):
-                totals[a] += v
-        return totals, dict.fromkeys(reps, self.k), reps
+            for a in active:
+                counts[a] = end
+            scored = end
+            active = eliminate(totals, active, scored, self.prune)
+        return totals, counts, active
 
     def play_out(self, states: list[HandState], side: int) -> np.ndarray:
         """Play ``states`` to the end of their hands on the batch; each one's score for

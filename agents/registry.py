@@ -148,7 +148,7 @@ def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         seed=seed,
         exact=p["exact"],
         margin=p["margin"],
-        prune=p["prune"],
+        prune=1.0 if p["prune"] is None else p["prune"],
         rollout_depth=p["rdepth"],
         opponents=opponents,
         prior=_prior(p, rules),
@@ -190,9 +190,9 @@ def _policy(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     return PolicyAgent(path, rules, seed, sample=p["sample"])
 
 
-#: the search parameters ``search:batch=1`` has no use for (it scores every action on
-#: every world, and solves its playouts' endings only where ``rdepth`` is given)
-_SCALAR_ONLY = ("budget_ms", "prune", "exact", "opp")
+#: the search parameters ``search:batch=1`` has no use for (it has no time budget,
+#: scores with result intervals and plays every seat out with one policy)
+_SCALAR_ONLY = ("budget_ms", "exact", "opp")
 
 
 def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
@@ -203,7 +203,7 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     search = AGENTS["search"]
     given = [key for key in _SCALAR_ONLY if p[key] != search.param(key).default]
     if given:
-        raise ValueError(f"search:batch=1 has no {', '.join(given)} (every action is scored on every world)")
+        raise ValueError(f"search:batch=1 has no {', '.join(given)} (no time budget, intervals, one playout policy)")
     playout = p["playout"]
     # a policy checks it was trained for these rules
     agent = make_agent(playout, rules) if playout.partition(":")[0] in AGENTS else None
@@ -227,6 +227,7 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         rollout_depth=p["rdepth"],
         prior=_prior(p, rules),
         keep=p["keep"],
+        prune=p["prune"] or 0.0,
     )
 
 
@@ -247,7 +248,14 @@ AGENTS: dict[str, AgentEntry] = {
                 Param("playout", str, "rule", "playout policy: rule, greedy or an agent spec"),
                 Param("exact", bool, False, "solve whole hands exactly where possible"),
                 Param("margin", float, 0.01, "weight of the margin tie-break beside win/loss"),
-                Param("prune", float, 1.0, "successive-elimination width (1: keep all moves)", minimum=0),
+                Param(
+                    "prune",
+                    float,
+                    None,
+                    "successive-elimination width (none: 1, with batch=1 0; 0: every move on every world)",
+                    0,
+                    nullable=True,
+                ),
                 Param(
                     "rdepth",
                     int,

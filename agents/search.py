@@ -397,6 +397,17 @@ def _lowest(mask: int, tens_matter: bool, trump: int) -> int:
 
 
 # ---------------------------------------------------------------------- the agent
+def eliminate(totals: dict[int, float], active: list[int], worlds: int, prune: float) -> list[int]:
+    """Successive elimination: the actions of ``active`` not clearly behind the best,
+    whose mean score is within ``prune / sqrt(worlds)`` of the best mean (every one of
+    them scored on the same ``worlds`` worlds, so the comparison is paired); ``prune``
+    0 keeps them all."""
+    if prune <= 0 or len(active) < 2:
+        return active
+    cut = max(totals[a] for a in active) / worlds - prune / math.sqrt(worlds)
+    return [a for a in active if totals[a] / worlds >= cut]
+
+
 class SearchAgent(Agent):
     """Perfect-information Monte Carlo over uniformly sampled consistent deals."""
 
@@ -530,11 +541,8 @@ class SearchAgent(Agent):
                 counts[a] += 1
             if self.budget_ms is not None and (time.perf_counter() - start) * 1000.0 >= self.budget_ms:
                 break
-            if self.prune > 0 and len(active) > 1 and worlds % 4 == 0:
-                # successive elimination: drop actions clearly behind the best so far
-                # (every action still in play has been scored on the same worlds)
-                cut = max(totals[a] for a in active) / worlds - self.prune / math.sqrt(worlds)
-                active = [a for a in active if totals[a] / worlds >= cut]
+            if worlds % 4 == 0:
+                active = eliminate(totals, active, worlds, self.prune)
         return totals, counts, active
 
     def action_groups(self, view: PlayerView) -> list[list[int]]:
@@ -622,4 +630,4 @@ class SearchAgent(Agent):
             w.apply_action(action)
 
 
-__all__ = ["SearchAgent", "greedy_action", "outcome_score", "rule_action", "side0_margin", "tricks_left"]
+__all__ = ["SearchAgent", "eliminate", "greedy_action", "outcome_score", "rule_action", "side0_margin", "tricks_left"]

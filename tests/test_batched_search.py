@@ -4,6 +4,8 @@ scores are the scores of the hands the reference engine plays with the same move
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -188,7 +190,7 @@ def test_the_spec_refuses_what_the_batch_does_not_do() -> None:
         ("search:batch=1", "batched policy"),
         ("search:batch=1,playout=hard", "batched policy"),
         ("search:batch=1,playout=cardsense,budget_ms=50", "budget_ms"),
-        ("search:batch=1,playout=cardsense,prune=0", "prune"),
+        ("search:batch=1,playout=cardsense,exact=1", "exact"),
         ("search:batch=1,playout=policy:dehla", None),
     ):
         if words is None:
@@ -199,3 +201,48 @@ def test_the_spec_refuses_what_the_batch_does_not_do() -> None:
                 make_agent(spec, rules, 0)
     with pytest.raises(ValueError, match="four-player"):
         make_agent("search:batch=1,playout=cardsense", make_rules("dehla-direct", players=6), 0)
+
+
+def _scoring_one_move(view, best: int, batches: list[Counter[int]]):
+    """A stand-in for ``play_out``: 1 where the seat played ``best``, else 0; it records
+    which moves each batch played."""
+
+    def play_out(states: list, side: int) -> np.ndarray:
+        cards = [(view.hand_mask & ~s.hands[view.seat]).bit_length() - 1 for s in states]
+        batches.append(Counter(cards))
+        return np.array([1.0 if c == best else 0.0 for c in cards])
+
+    return play_out
+
+
+@pytest.mark.parametrize("prune", [1.0, 0.0])
+def test_with_prune_the_moves_clearly_behind_after_a_quarter_of_the_worlds_are_not_played_again(
+    prune: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Successive elimination (agents.search.eliminate) in batches: with the playouts
+    scoring one move 1 and the others 0, the others are 1 behind after the first
+    quarter of the worlds (more than prune / sqrt(4)) and only that move is played out
+    on the rest; without prune every move is played on every world, in one batch."""
+    rules = make_rules("dehla")
+    k = 16
+    agent = make_agent(f"search:batch=1,playout=cardsense,k={k},depth=0,prune={prune}", rules, 1)
+    assert agent.round_ends() == ([4, 8, 16] if prune else [16])
+    searched = 0
+    for _match, view in _positions(rules, 3):
+        reps = [g[0] for g in agent.action_groups(view)]
+        if len(reps) < 2:
+            continue
+        best = reps[-1]
+        batches: list[Counter[int]] = []
+        monkeypatch.setattr(agent, "play_out", _scoring_one_move(view, best, batches))
+        totals, counts, active = agent.score_actions(view, reps)
+        if prune:
+            assert active == [best]
+            assert counts == {a: k if a == best else k // 4 for a in reps}
+            assert batches == [Counter(dict.fromkeys(reps, 4)), Counter({best: 4}), Counter({best: 8})]
+        else:
+            assert active == reps and counts == dict.fromkeys(reps, k)
+            assert batches == [Counter(dict.fromkeys(reps, k))]
+        assert totals[best] == counts[best]
+        searched += 1
+    assert searched >= 3
