@@ -157,8 +157,9 @@ class Args:
     """gradient clipping"""
     bf16_update: bool = False
     """run the update's forward and backward passes in bfloat16 autocast (the weights,
-    the optimiser and the losses stay float32; the rollout is untouched): faster on CPUs
-    with bfloat16 instructions (AVX512-BF16, AMX), slower on others"""
+    the optimiser and the losses stay float32; the rollout is untouched): 2.6x faster
+    updates on a CPU with AVX512-BF16 (benchmarks/train_speed.py); a CPU without
+    bfloat16 instructions emulates it"""
     privileged_critic: bool = True
     """the critic reads the hidden cards too (training only)"""
     # --- evaluation and checkpoints
