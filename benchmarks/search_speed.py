@@ -1,7 +1,7 @@
 """Speed of the search layer: the exact solver, the sampler and ``search`` decisions.
 
     python benchmarks/search_speed.py [--rules dehla] [--positions 100] [--hands 4]
-        [--spec SPEC ...] [--seed 0] [--skip-solver] [--skip-search]
+        [--spec SPEC ...] [--seed 0] [--draws 8] [--skip-solver] [--skip-search]
 
 **Solver.** For 5, 6, 7 and 8 tricks left: ``--positions`` random positions at a
 lead (hands dealt and played with random legal cards), each solved from scratch
@@ -9,7 +9,8 @@ lead (hands dealt and played with random legal cards), each solved from scratch
 legal card (``Solver.move_values``); median and worst time and node count.
 
 **Sampler.** Microseconds per consistent deal of the hidden cards (and per world state
-built from it), over the decisions of a few hands.
+built from it), over the decisions of a few hands, ``--draws`` deals from each view's
+sampler (a search draws ``k``, and a sampler works out its distribution once).
 
 **Search.** Milliseconds per decision of each ``--spec`` (default: the scalar search
 and the batched one, ``search:batch=1``, with the ``cardsense`` and the network
@@ -89,7 +90,7 @@ def bench_solver(rules: Rules, positions: int, seed: int) -> None:
         )
 
 
-def bench_sampler(rules: Rules, seed: int) -> None:
+def bench_sampler(rules: Rules, seed: int, draws: int) -> None:
     rng = np.random.default_rng([seed, 2])
     t_sample = t_world = 0.0
     n = 0
@@ -105,15 +106,18 @@ def bench_sampler(rules: Rules, seed: int) -> None:
             view = view_of(match, seat)
             t = time.process_time()
             sampler = WorldSampler(view)
-            deals = [sampler.sample(rng) for _ in range(8)]
+            deals = [sampler.sample(rng) for _ in range(draws)]
             t_sample += time.process_time() - t
             t = time.process_time()
             for d in deals:
                 sampler.world(d)
             t_world += time.process_time() - t
-            n += 8
+            n += draws
             match.apply_action(bots[seat].act(view))
-    print(f"sampler, {rules.name}: {1e6 * t_sample / n:.0f} us per deal, {1e6 * t_world / n:.0f} us per world state")
+    print(
+        f"sampler, {rules.name}: {1e6 * t_sample / n:.0f} us per deal, {1e6 * t_world / n:.0f} us per world state"
+        f" ({draws} deals per view)"
+    )
 
 
 class _Clock(Agent):
@@ -183,13 +187,14 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=4)
     parser.add_argument("--spec", action="append", help="a search agent spec to time (repeatable)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--draws", type=int, default=8, help="sampler: deals drawn per view (a search draws k)")
     parser.add_argument("--skip-solver", action="store_true")
     parser.add_argument("--skip-search", action="store_true")
     args = parser.parse_args()
     rules = make_rules(args.rules)
     if not args.skip_solver:
         bench_solver(rules, args.positions, args.seed)
-    bench_sampler(rules, args.seed)
+    bench_sampler(rules, args.seed, args.draws)
     if not args.skip_search:
         if importlib.util.find_spec("torch") is not None:
             import torch
