@@ -138,7 +138,8 @@ def default_specs(rules: Rules) -> list[str]:
     against) and the batched one, with the network playouts where the ruleset's preset
     has a shipped policy and a distilled playout network (and torch is installed): at
     k=48 with each network, then the playout network with its endings solved
-    (``rdepth=4``), then that with the policy as a prior (``prior``, ``keep=0.95``)."""
+    (``rdepth=4``), then that with the policy as a prior (``prior``, ``keep=0.95``), and
+    at ``keep=0.9`` with successive elimination (``prune=1``)."""
     specs = [
         "search:k=48,depth=5,budget_ms=100",
         "search:k=48,depth=5",
@@ -152,7 +153,8 @@ def default_specs(rules: Rules) -> list[str]:
     specs += [f"search:batch=1,playout=policy:{policy},k=48,depth=5" for policy in have]
     if len(have) == 2:
         solved = f"search:batch=1,playout=policy:{name}-playout,k=48,depth=5,rdepth=4"
-        specs += [solved, solved.replace("k=48", "k=64") + f",prior=policy:{name},keep=0.95"]
+        prior = solved.replace("k=48", "k=64") + f",prior=policy:{name}"
+        specs += [solved, prior + ",keep=0.95", prior + ",keep=0.9,prune=1"]
     return specs
 
 
