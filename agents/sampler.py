@@ -164,6 +164,11 @@ def _splits(total: int, caps: list[int]):
             yield (first, *tail)
 
 
+#: one way to deal a suit: the counts per holder, then the rooms and the first-stage
+#: void counts it leaves
+_Option = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
 class WorldSampler:
     """Uniform sampler of the hidden cards for one view (build once per decision)."""
 
@@ -179,7 +184,7 @@ class WorldSampler:
         self.constrained = [s for s in range(4) if constrained >> s & 1 and self.by_suit[s]]
         self.free = [c for s in range(4) if s not in self.constrained for c in self.by_suit[s]]
         self._memo: dict[tuple, int] = {}
-        self._choice_memo: dict[tuple, tuple[list[tuple[int, ...]], list[int], int]] = {}
+        self._choice_memo: dict[tuple, tuple[list[_Option], list[int], int]] = {}
         self.hidden_trump = view.trump_hidden  # R2.4c: chosen by another seat, not revealed
         self._total: int | None = None
 
@@ -239,21 +244,21 @@ class WorldSampler:
             self._total = self._count(0, rooms, tuple(0 for _ in self.weighted))
         return self._total
 
-    def _choices(
-        self, si: int, rooms: tuple[int, ...], xs: tuple[int, ...]
-    ) -> tuple[list[tuple[int, ...]], list[int], int]:
-        """How suit ``si`` can be dealt into ``rooms`` (the counts per holder), each
-        option's weight (the deals that complete it) and their sum: the distribution
-        :meth:`sample` draws from. A decision samples many worlds from one view, and
-        they meet the same few of these nodes, so each is worked out once."""
+    def _choices(self, si: int, rooms: tuple[int, ...], xs: tuple[int, ...]) -> tuple[list[_Option], list[int], int]:
+        """How suit ``si`` can be dealt into ``rooms``: each option (the counts per
+        holder, with the rooms and first-stage void counts it leaves), its weight (the
+        deals that complete it) and their sum: the distribution :meth:`sample` draws
+        from. A decision samples many worlds from one view, and they meet the same few
+        of these nodes, so each is worked out once."""
         key = (si, rooms, xs)
         got = self._choice_memo.get(key)
         if got is None:
             options, weights = [], []
             for k, ways in self._suit_options(si, rooms):
-                w = ways * self._count(si + 1, self._sub(rooms, k), self._add_x(si, xs, k))
+                left, xs_after = self._sub(rooms, k), self._add_x(si, xs, k)
+                w = ways * self._count(si + 1, left, xs_after)
                 if w:
-                    options.append(k)
+                    options.append((k, left, xs_after))
                     weights.append(w)
             got = self._choice_memo[key] = (options, weights, sum(weights))
         return got
@@ -286,7 +291,7 @@ class WorldSampler:
                         chosen = option
                         break
                     pick -= w
-                k = chosen
+                k, rooms, xs = chosen
                 cards = self.by_suit[self.constrained[si]][:]
                 pr.shuffle(cards)
                 pos = 0
@@ -294,8 +299,6 @@ class WorldSampler:
                     for c in cards[pos : pos + x]:
                         masks[j] |= 1 << c
                     pos += x
-                xs = self._add_x(si, xs, k)
-                rooms = self._sub(rooms, k)
             cards = self.free[:]
             pr.shuffle(cards)
             pos = 0
