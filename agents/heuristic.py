@@ -26,11 +26,13 @@ The bots read only the seat's :class:`~dehla_env.view.PlayerView`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_action
 from dehla_env.cards import NUM_RANKS, TEN_RANK, cards_in
 from dehla_env.engine import Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
-from dehla_env.tricks import trick_winner
+from dehla_env.tricks import beats, trick_winner
 from dehla_env.view import PlayerView
 
 from .base import Agent
@@ -264,57 +266,89 @@ class HardAgent(HeuristicAgent):
         # sampling 130 unseen cards costs more than it gains.
         if self.samples > 0 and know.after and not view.rules.has_middle and view.num_players == 4:
             sampler = WorldSampler(view)
-            worlds = [[cards_in(mask) for mask in sampler.sample(self.rng).hands] for _ in range(self.samples)]
+            worlds = [_split_world(sampler.sample(self.rng).hands) for _ in range(self.samples)]
             if worlds:
-                scored = [(self._sampled_value(view, know, c, worlds), -(c % NUM_RANKS), c) for c in legal]
+                stakes: dict[tuple[int, int], float] = {}
+                scored = [(self._sampled_value(view, know, c, worlds, stakes), -(c % NUM_RANKS), c) for c in legal]
                 return max(scored)[2]
         scored = [(self._expected(view, know, c), -(c % NUM_RANKS), c) for c in legal]
         return max(scored)[2]
 
-    def _sampled_value(self, view: PlayerView, know: Knowledge, card: int, worlds: list[list[list[int]]]) -> float:
+    def _sampled_value(
+        self,
+        view: PlayerView,
+        know: Knowledge,
+        card: int,
+        worlds: list[list[_SeatCards]],
+        stakes: dict[tuple[int, int], float],
+    ) -> float:
         """Average value of ``card`` over sampled deals, the rest of the trick played
-        out by the others with the easy rule (win cheaply, else play low)."""
+        out by the others with the easy rule (win cheaply, else play low). ``stakes``
+        memoises :meth:`_stake` by (tens added, winner) over one decision's cards."""
         tens_matter = self._tens_matter(view.rules)
         total = 0.0
         trump = know.trump_suit_in_force
         base_cards = know.trick_cards + [card]
         base_seats = know.trick_seats + [know.seat]
-        first_void = view.rules.trump_making is TrumpMaking.FIRST_VOID
+        led = base_cards[0] // NUM_RANKS
+        # R1.4: with no trump yet, the first seat unable to follow makes it with its card
+        void_makes_trump = view.rules.trump_making is TrumpMaking.FIRST_VOID and view.trump < 0
+        w0 = trick_winner(base_cards, trump)
+        own_ten = 1 if card % NUM_RANKS == TEN_RANK and tens_matter else 0
+        side = know.seat % 2
         for hands in worlds:
             cards = base_cards[:]
             seats = base_seats[:]
-            led = cards[0] // NUM_RANKS
             t = trump
+            best, best_seat = base_cards[w0], base_seats[w0]
+            extra = own_ten
             for s in know.after:
-                h = hands[s]
-                follow = [c for c in h if c // NUM_RANKS == led]
+                h, by_suit = hands[s]
+                follow = by_suit[led]
                 options = follow or h
                 if not options:
                     continue
-                wi = trick_winner(cards, t)
-                best = cards[wi]
-                partner_winning = seats[wi] % 2 == s % 2
-                if partner_winning:
+                if best_seat % 2 == s % 2:  # the partner is winning: play low
                     c = min(options, key=lambda x: (tens_matter and x % NUM_RANKS == TEN_RANK, x % NUM_RANKS))
                 else:
-                    beat = [
-                        x
-                        for x in options
-                        if (x // NUM_RANKS == best // NUM_RANKS and x > best)
-                        or (x // NUM_RANKS == t != best // NUM_RANKS)
-                    ]
-                    if not beat and t < 0 and not follow and first_void and view.trump < 0:
+                    bs = best // NUM_RANKS
+                    beat = [x for x in options if (x // NUM_RANKS == bs and x > best) or (x // NUM_RANKS == t != bs)]
+                    if not beat and t < 0 and not follow and void_makes_trump:
                         beat = options  # a void seat makes trump with any card (R1.4)
                     c = min(beat or options, key=lambda x: (x // NUM_RANKS == t, x % NUM_RANKS))
-                if t < 0 and not follow and first_void and view.trump < 0:
-                    t = c // NUM_RANKS
                 cards.append(c)
                 seats.append(s)
-            winner = seats[trick_winner(cards, t)]
-            extra = tens_in(cards[len(base_cards) :]) + (1 if card % NUM_RANKS == TEN_RANK and tens_matter else 0)
-            stake = self._stake(view, know, extra, winner, winner % 2 == know.seat % 2)
-            total += stake if winner % 2 == know.seat % 2 else -stake
+                if c % NUM_RANKS == TEN_RANK:
+                    extra += 1
+                if t < 0 and not follow and void_makes_trump:
+                    t = c // NUM_RANKS  # the trump changed: the whole trick is judged again
+                    wi = trick_winner(cards, t)
+                    best, best_seat = cards[wi], seats[wi]
+                elif beats(c, best, t):  # R0.4, one card more
+                    best, best_seat = c, s
+            us = best_seat % 2 == side
+            stake = stakes.get((extra, best_seat))
+            if stake is None:
+                stake = stakes[(extra, best_seat)] = self._stake(view, know, extra, best_seat, us)
+            total += stake if us else -stake
         return total / len(worlds) - self.cost_scale * self._card_cost(view, know, card)
+
+
+#: one seat's cards in a sampled world: all of them, and split by suit
+_SeatCards = tuple[list[int], list[list[int]]]
+
+
+def _split_world(hands: Sequence[int]) -> list[_SeatCards]:
+    """Each seat's cards of a sampled deal (masks), as a list and by suit, in card
+    order: the trick simulations of one decision read them for every legal card."""
+    out = []
+    for mask in hands:
+        cards = cards_in(mask)
+        by_suit: list[list[int]] = [[], [], [], []]
+        for c in cards:
+            by_suit[c // NUM_RANKS].append(c)
+        out.append((cards, by_suit))
+    return out
 
 
 class MediumAgent(HardAgent):

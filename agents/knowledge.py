@@ -7,6 +7,7 @@ the seat's hand, the cards played, the known voids. The heuristic bots build one
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from dehla_env.cards import NUM_CARDS, NUM_RANKS, TEN_RANK
@@ -28,6 +29,7 @@ class Knowledge:
         "packs",
         "unseen",
         "unseen_total",
+        "unseen_by_suit",
         "trump",
         "trump_suit_in_force",
         "led",
@@ -61,6 +63,7 @@ class Knowledge:
         self.lead_chance: float | None = None  # cached by the hard bot
         self.unseen = unseen
         self.unseen_total = sum(unseen)
+        self.unseen_by_suit = [sum(unseen[s * NUM_RANKS : s * NUM_RANKS + NUM_RANKS]) for s in range(4)]
         # The trump that decides tricks now. A closed trump only the seat knows is
         # not in force yet (R2.4c), but the seat may plan with it.
         self.trump = view.trump
@@ -96,7 +99,7 @@ class Knowledge:
         return sum(self.unseen[card + 1 : top])
 
     def unseen_in_suit(self, suit: int) -> int:
-        return sum(self.unseen[suit * 13 : suit * 13 + 13])
+        return self.unseen_by_suit[suit]
 
     def is_master(self, card: int) -> bool:
         """No unseen card of its suit ranks above it (the highest card left)."""
@@ -107,17 +110,9 @@ class Knowledge:
         if count <= 0:
             return 0.0
         h = self.view.hand_counts[seat]
-        total = self.unseen_total
         if not self.counting:
             h = max(h, 1)
-        if total <= 0 or h <= 0:
-            return 0.0
-        miss = 1.0
-        for i in range(min(h, total)):
-            miss *= max(0.0, (total - count - i) / (total - i))
-            if miss <= 0.0:
-                break
-        return 1.0 - miss
+        return p_holds_any(h, self.unseen_total, count)
 
     def p_beats(self, seat: int, best: int) -> float:
         """Rough chance that ``seat``, still to play, beats ``best`` in this trick."""
@@ -162,6 +157,22 @@ class Knowledge:
     def suit_strength(self, suit: int, tens_matter: bool) -> float:
         """How good ``suit`` would be as trump for this hand (:func:`trump_strength`)."""
         return trump_strength(self.hand_by_suit[suit], tens_matter)
+
+
+@functools.cache
+def p_holds_any(held: int, unseen: int, count: int) -> float:
+    """Chance that a hand of ``held`` cards, dealt from ``unseen`` unseen cards, holds
+    at least one of ``count`` particular ones (hypergeometric). Cached: the bots ask the
+    same few hundred questions hundreds of thousands of times, and a pure function of
+    three small integers answers each with the same float from the table."""
+    if unseen <= 0 or held <= 0:
+        return 0.0
+    miss = 1.0
+    for i in range(min(held, unseen)):
+        miss *= max(0.0, (unseen - count - i) / (unseen - i))
+        if miss <= 0.0:
+            break
+    return 1.0 - miss
 
 
 _HONOUR = {12: 4.0, 11: 3.0, 10: 2.0, 9: 1.0}  # A K Q J

@@ -69,3 +69,18 @@ def test_hard_does_not_outbid_its_partner_without_a_clearly_better_hand(
         match.apply_action(parse_action(text))
     assert match.hand.to_act == DEALER
     assert make_agent(level, match.rules, seed=0).act(view_of(match, DEALER)) == parse_action(call)
+
+
+def test_the_chance_of_holding_one_of_some_unseen_cards_is_hypergeometric() -> None:
+    """A hand of h cards dealt from u unseen cards misses all k particular ones with
+    probability C(u - k, h) / C(u, h); the counting bots' table gives the complement."""
+    from math import comb
+
+    from agents.knowledge import p_holds_any
+
+    for unseen in (1, 5, 13, 26, 39):
+        for held in range(0, 14):
+            for count in range(0, unseen + 1):
+                dealt = min(held, unseen)
+                want = 0.0 if held == 0 else 1.0 - comb(unseen - count, dealt) / comb(unseen, dealt)
+                assert p_holds_any(held, unseen, count) == pytest.approx(want, abs=1e-12), (held, unseen, count)
