@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_action
-from dehla_env.cards import NUM_RANKS, TEN_RANK, cards_in
+from dehla_env.cards import NUM_RANKS, TEN_RANK, cards_of_suit
 from dehla_env.engine import Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.tricks import beats, trick_winner
@@ -266,7 +266,7 @@ class HardAgent(HeuristicAgent):
         # sampling 130 unseen cards costs more than it gains.
         if self.samples > 0 and know.after and not view.rules.has_middle and view.num_players == 4:
             sampler = WorldSampler(view)
-            worlds = [_split_world(sampler.sample(self.rng).hands) for _ in range(self.samples)]
+            worlds = [_split_world(sampler.sample(self.rng).hands, know.after) for _ in range(self.samples)]
             if worlds:
                 stakes: dict[tuple[int, int], float] = {}
                 scored = [(self._sampled_value(view, know, c, worlds, stakes), -(c % NUM_RANKS), c) for c in legal]
@@ -279,7 +279,7 @@ class HardAgent(HeuristicAgent):
         view: PlayerView,
         know: Knowledge,
         card: int,
-        worlds: list[list[_SeatCards]],
+        worlds: list[list[_SeatCards | None]],
         stakes: dict[tuple[int, int], float],
     ) -> float:
         """Average value of ``card`` over sampled deals, the rest of the trick played
@@ -303,19 +303,30 @@ class HardAgent(HeuristicAgent):
             best, best_seat = base_cards[w0], base_seats[w0]
             extra = own_ten
             for s in know.after:
-                h, by_suit = hands[s]
+                seat_cards = hands[s]
+                assert seat_cards is not None
+                h, by_suit = seat_cards
                 follow = by_suit[led]
                 options = follow or h
                 if not options:
                     continue
                 if best_seat % 2 == s % 2:  # the partner is winning: play low
-                    c = min(options, key=lambda x: (tens_matter and x % NUM_RANKS == TEN_RANK, x % NUM_RANKS))
+                    if follow:  # one suit, ascending, one ten at most (one pack): its lowest non-ten
+                        low_ten = tens_matter and follow[0] % NUM_RANKS == TEN_RANK and len(follow) > 1
+                        c = follow[1] if low_ten else follow[0]
+                    else:
+                        c = min(options, key=lambda x: (tens_matter and x % NUM_RANKS == TEN_RANK, x % NUM_RANKS))
                 else:
                     bs = best // NUM_RANKS
-                    beat = [x for x in options if (x // NUM_RANKS == bs and x > best) or (x // NUM_RANKS == t != bs)]
+                    beat: Sequence[int] = [
+                        x for x in options if (x // NUM_RANKS == bs and x > best) or (x // NUM_RANKS == t != bs)
+                    ]
                     if not beat and t < 0 and not follow and void_makes_trump:
                         beat = options  # a void seat makes trump with any card (R1.4)
-                    c = min(beat or options, key=lambda x: (x // NUM_RANKS == t, x % NUM_RANKS))
+                    if follow:  # one suit, ascending: the cheapest is the first
+                        c = (beat or follow)[0]
+                    else:
+                        c = min(beat or options, key=lambda x: (x // NUM_RANKS == t, x % NUM_RANKS))
                 cards.append(c)
                 seats.append(s)
                 if c % NUM_RANKS == TEN_RANK:
@@ -335,19 +346,16 @@ class HardAgent(HeuristicAgent):
 
 
 #: one seat's cards in a sampled world: all of them, and split by suit
-_SeatCards = tuple[list[int], list[list[int]]]
+_SeatCards = tuple[tuple[int, ...], list[tuple[int, ...]]]
 
 
-def _split_world(hands: Sequence[int]) -> list[_SeatCards]:
-    """Each seat's cards of a sampled deal (masks), as a list and by suit, in card
-    order: the trick simulations of one decision read them for every legal card."""
-    out = []
-    for mask in hands:
-        cards = cards_in(mask)
-        by_suit: list[list[int]] = [[], [], [], []]
-        for c in cards:
-            by_suit[c // NUM_RANKS].append(c)
-        out.append((cards, by_suit))
+def _split_world(hands: Sequence[int], seats: Sequence[int]) -> list[_SeatCards | None]:
+    """The cards of ``seats`` in a sampled deal (masks), as a list and by suit, each in
+    card order: the trick simulations of one decision read them for every legal card."""
+    out: list[_SeatCards | None] = [None] * len(hands)
+    for s in seats:
+        by_suit = [cards_of_suit(hands[s], suit) for suit in range(4)]
+        out[s] = ((*by_suit[0], *by_suit[1], *by_suit[2], *by_suit[3]), by_suit)
     return out
 
 
