@@ -42,7 +42,8 @@ from dehla_env.vector.kernels import fastest_kernel
 from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import PlayerView
 
-from .sampler import WorldSampler
+from .belief import PlayLikelihood
+from .sampler import Deal, WorldSampler
 from .search import ActionPrior, SearchAgent, eliminate, outcome_score, side0_margin, tricks_left
 from .solver import Position, result_cuts, solvable
 
@@ -76,6 +77,7 @@ class BatchedSearchAgent(SearchAgent):
         prior: ActionPrior | None = None,
         keep: float = 1.0,
         prune: float = 0.0,
+        belief: PlayLikelihood | None = None,
     ) -> None:
         super().__init__(rules, k=k, depth=depth, seed=seed, margin=margin, prune=prune, prior=prior, keep=keep)
         # the scalar search's rollout_depth; here None (as 0) plays to the end of the hand
@@ -83,6 +85,7 @@ class BatchedSearchAgent(SearchAgent):
         if rules.players != 4:
             raise ValueError("search:batch=1 plays four-player rulesets (R2.8's six players are not searched)")
         self.playout = playout_name
+        self.belief = belief
         self.batch_policy = playout
         # every action of the largest hand in every world: one engine for all decisions
         self.engine = BatchEngine(rules, k * rules.hand_size)
@@ -105,25 +108,37 @@ class BatchedSearchAgent(SearchAgent):
         for end in self.round_ends():
             states: list[HandState] = []
             labels: list[int] = []
-            for _ in range(end - scored):
-                world = sampler.world(sampler.sample(self.rng))
+            weights: list[float] = []
+            deals = [sampler.sample(self.rng) for _ in range(end - scored)]
+            for deal, weight in zip(deals, self.world_weights(view, deals).tolist()):
+                world = sampler.world(deal)
                 if solvable(world) and tricks_left(world) <= self.depth:
                     for a, v in self.evaluate(world, active, view).items():
-                        totals[a] += v
+                        totals[a] += weight * v
                     continue
                 for a in active:
                     state = world.clone()
                     state.apply_action(a)
                     states.append(state)
                     labels.append(a)
+                    weights.append(weight)
             if states:
-                for a, v in zip(labels, self.play_out(states, view.seat & 1).tolist()):
-                    totals[a] += v
+                for a, v, weight in zip(labels, self.play_out(states, view.seat & 1).tolist(), weights):
+                    totals[a] += weight * v
             for a in active:
                 counts[a] = end
             scored = end
             active = eliminate(totals, active, scored, self.prune)
         return totals, counts, active
+
+    def world_weights(self, view: PlayerView, deals: list[Deal]) -> np.ndarray:
+        """Each deal's weight in the averages, their mean 1: all 1 without ``belief``,
+        else the likelihood of the plays seen in it (:mod:`agents.belief`)."""
+        if self.belief is None or not deals:
+            return np.ones(len(deals))
+        log_w = self.belief.log_weights(view, deals)
+        w = np.exp(log_w - log_w.max())
+        return w * (len(w) / w.sum())
 
     def play_out(self, states: list[HandState], side: int) -> np.ndarray:
         """Play ``states`` to the end of their hands on the batch; each one's score for

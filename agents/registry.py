@@ -30,6 +30,7 @@ from .base import Agent, RandomAgent
 from .heuristic import EasyAgent, HardAgent, MediumAgent
 
 if TYPE_CHECKING:  # torch is imported only when a policy agent is made
+    from .belief import PlayLikelihood
     from .policy import PolicyAgent
 
 #: where the shipped policies live (package data): ``policy:NAME`` is ``NAME.pt`` here
@@ -137,6 +138,8 @@ def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     playout = p["playout"]
     if p["batch"]:
         return _batched_search(rules, p, seed)
+    if p["belief"] is not None:
+        raise ValueError("search: belief weights the worlds of search:batch=1 only")
     playout_agent = playout if playout in PLAYOUT_RULES else make_agent(playout, rules)
     opponents = None if p["opp"] is None else make_agent(p["opp"], rules)
     return SearchAgent(
@@ -156,15 +159,16 @@ def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     )
 
 
-def _prior(p: dict[str, Any], rules: Rules) -> PolicyAgent | None:
-    """The ``prior`` of a search spec: a policy agent (its move probabilities), or None."""
-    if p["prior"] is None:
+def _prior(p: dict[str, Any], rules: Rules, key: str = "prior") -> PolicyAgent | None:
+    """The ``prior`` (or ``key``) of a search spec: a policy agent (its move
+    probabilities), or None."""
+    if p[key] is None:
         return None
-    if p["prior"].partition(":")[0] != "policy":
-        raise ValueError(f"search: prior is a policy spec such as policy:dehla, not {p['prior']!r}")
+    if p[key].partition(":")[0] != "policy":
+        raise ValueError(f"search: {key} is a policy spec such as policy:dehla, not {p[key]!r}")
     from .policy import PolicyAgent
 
-    agent = make_agent(p["prior"], rules)
+    agent = make_agent(p[key], rules)
     assert isinstance(agent, PolicyAgent)
     return agent
 
@@ -228,7 +232,20 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         prior=_prior(p, rules),
         keep=p["keep"],
         prune=p["prune"] or 0.0,
+        belief=_belief(p, rules),
     )
+
+
+def _belief(p: dict[str, Any], rules: Rules) -> PlayLikelihood | None:
+    """The ``belief`` of a batched search spec: the likelihood of the plays seen under a
+    policy network (:class:`agents.belief.PlayLikelihood`), or None."""
+    if p["belief"] is None:
+        return None
+    from .belief import PlayLikelihood
+
+    model = _prior(p, rules, "belief")
+    assert model is not None
+    return PlayLikelihood(rules, model.net)
 
 
 AGENTS: dict[str, AgentEntry] = {
@@ -267,6 +284,13 @@ AGENTS: dict[str, AgentEntry] = {
                 Param("opp", str, None, "agent spec for the opponents in playouts (none: playout)", nullable=True),
                 Param("prior", str, None, "policy spec whose move probabilities prune the moves", nullable=True),
                 Param("keep", float, 1.0, "with prior: the share of its mass kept, most probable first", 0),
+                Param(
+                    "belief",
+                    str,
+                    None,
+                    "batch=1: policy spec whose probabilities of the plays seen weight the worlds",
+                    nullable=True,
+                ),
                 Param(
                     "batch",
                     bool,
