@@ -19,6 +19,7 @@ import numpy as np
 
 from agents.arena import deal_deck
 from agents.belief import PlayLikelihood
+from agents.policy import PolicyAgent
 from agents.registry import make_agent
 from agents.sampler import WorldSampler
 from dehla_env.engine import MatchState, Phase
@@ -36,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="policy:dehla-playout", help="the policy spec that models the play")
     args = parser.parse_args(argv)
     rules = make_rules("dehla")
-    likelihood = PlayLikelihood(rules, make_agent(args.model, rules).net, power=1.0)
+    model = make_agent(args.model, rules)
+    assert isinstance(model, PolicyAgent), "--model is a policy spec"
+    likelihood = PlayLikelihood(rules, model.net, power=1.0)
     powers = [float(p) for p in args.powers.split(",")]
     scores: dict[float, list[float]] = {p: [] for p in powers}
     rng = np.random.default_rng(1)
@@ -64,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
                         prob = np.einsum("w,wtc->tc", w / w.sum(), held)
                         scores[p].append(float(np.log(np.clip(prob[truth], 1e-3, 1.0)).mean()))
             match.apply_action(bots[seat].act(view))
-    print(f"model {args.model}, players {args.players}, {args.hands} hands, {len(scores[powers[0]])} decisions, {args.worlds} worlds")
+    decisions = len(scores[powers[0]])
+    setup = f"{args.hands} hands, {decisions} decisions, {args.worlds} worlds each"
+    print(f"model {args.model}, players {args.players}, {setup}")
     print(f"{'power':>6s}  mean log-probability of the true holder")
     for p in powers:
         print(f"{p:6.2f}  {np.mean(scores[p]):.4f}")

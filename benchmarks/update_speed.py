@@ -1,0 +1,109 @@
+"""One PPO minibatch step of ``train.py`` in float32 and in bfloat16 autocast: its time,
+the share of it in matrix products, and the arithmetic rate that implies.
+
+    python benchmarks/update_speed.py [--config configs/dehla.yaml] [--steps 20]
+
+The step is the trainer's: the policy's masked logits and the critic's values on a
+minibatch of the config's size, the clipped PPO loss, backward, gradient clipping and
+Adam (``train.ppo_update`` on a synthetic rollout of the right shapes: sparse 0/1
+observations, a few legal actions). The matrix-product share comes from
+``torch.profiler`` (``aten::mm`` and ``aten::addmm``); the floating-point operations
+counted are those of the linear layers (forward, and backward for inputs and weights),
+so the rate says how close the step is to the CPU's peak.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from torch.profiler import ProfilerActivity, profile  # noqa: E402
+
+import train  # noqa: E402
+from agents.policy import PolicyNet, ValueNet  # noqa: E402
+from agents.training.runs import Stop  # noqa: E402
+from agents.training.selfplay import Rollout  # noqa: E402
+from dehla_env.actions import NUM_ACTIONS  # noqa: E402
+from dehla_env.encoding import observation_size, privileged_size  # noqa: E402
+from dehla_env.rules import make_rules  # noqa: E402
+
+
+def layer_shapes(a: train.Args, d: int, p: int) -> list[tuple[int, int]]:
+    """(inputs, outputs) of every linear layer of the policy and the critic."""
+    policy = PolicyNet(d, tuple(a.hidden), a.card_features)
+    critic = ValueNet(d + p, tuple(a.hidden))
+    return [
+        (m.in_features, m.out_features)
+        for net in (policy, critic)
+        for m in net.modules()
+        if isinstance(m, torch.nn.Linear)
+    ]
+
+
+def time_step(a: train.Args, rollout: Rollout, d: int, p: int, steps: int) -> tuple[float, float]:
+    """Milliseconds per step (``a.update_epochs`` = 1 over one minibatch), and the share
+    of the profiled time in matrix products."""
+    policy = PolicyNet(d, tuple(a.hidden), a.card_features)
+    critic = ValueNet(d + p, tuple(a.hidden))
+    opt = torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=a.learning_rate)
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(3):
+        train.ppo_update(policy, critic, opt, rollout, a, gen, Stop())
+    t = time.perf_counter()
+    for _ in range(steps):
+        train.ppo_update(policy, critic, opt, rollout, a, gen, Stop())
+    ms = (time.perf_counter() - t) / steps * 1e3
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(5):
+            train.ppo_update(policy, critic, opt, rollout, a, gen, Stop())
+    events = prof.key_averages()
+    total = sum(e.self_cpu_time_total for e in events)
+    mm = sum(e.self_cpu_time_total for e in events if e.key in ("aten::mm", "aten::addmm"))
+    return ms, mm / total
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--config", default="configs/dehla.yaml")
+    parser.add_argument("--steps", type=int, default=20)
+    args = parser.parse_args(argv)
+    a = train.load_args(args.config, [])
+    rules = make_rules(a.rules, dict(a.rule_options))
+    d, p, b = observation_size(rules), privileged_size(rules), a.minibatch_size
+    rng = np.random.default_rng(0)
+    mask = rng.random((b, NUM_ACTIONS)) < 0.1
+    mask[:, 0] = True
+    rollout = Rollout(
+        obs=(rng.random((b, d)) < 0.05).astype(np.float32),
+        priv=(rng.random((b, p)) < 0.1).astype(np.float32),
+        mask=mask,
+        action=np.zeros(b, np.int64),
+        logp=np.full(b, -1.0, np.float32),
+        reward=rng.choice([-1.0, 1.0], b).astype(np.float32),
+        done=np.ones(b, bool),
+        decisions=b,
+        hands=b,
+        learner_score=0.0,
+        pool_hands=0,
+        env_seconds=0.0,
+        policy_seconds=0.0,
+    )
+    print(f"{args.config}: minibatch {b}, observation {d}, hidden {list(a.hidden)}, {torch.get_num_threads()} threads")
+    print(f"{'update':10s}{'ms/step':>9s}{'matmul share':>14s}{'GFLOP/s':>9s}")
+    for bf16 in (False, True):
+        a.bf16_update, a.update_epochs = bf16, 1
+        ms, share = time_step(a, rollout, d, p, args.steps)
+        flops = 3 * 2 * b * sum(i * o for i, o in layer_shapes(a, d, p))
+        print(f"{'bfloat16' if bf16 else 'float32':10s}{ms:9.1f}{share:14.0%}{flops / ms / 1e6:9.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
