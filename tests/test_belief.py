@@ -13,7 +13,7 @@ from agents.heuristic import HardAgent
 from agents.registry import make_agent
 from agents.sampler import Deal, WorldSampler
 from dehla_env import MatchState, make_rules
-from dehla_env.cards import shuffled_deck
+from dehla_env.cards import cards_in, shuffled_deck
 from dehla_env.encoding import ObservationEncoder
 from dehla_env.engine import Phase
 from dehla_env.view import view_of
@@ -167,3 +167,44 @@ def test_a_search_with_belief_plays_whole_hands() -> None:
         seat = match.hand.to_act
         match.apply_action(seats[seat].act(view_of(match, seat)))
     assert match.hand.complete
+
+
+def test_a_hand_whose_trump_was_drawn_replays_too() -> None:
+    """R1.4: nobody void in the five tricks of the first stage, so the trump is drawn
+    from the twenty cards played; the replay draws the same card, and each world's
+    decisions after the full deal are those of a replay of that world."""
+    from tests.helpers import new_match
+
+    match = new_match(
+        "dehla",
+        3,
+        [
+            "AS KS AH AD AC | 6S 5S TH 9H TD 9D TC 9C",
+            "QS JS KH KD KC | 4S 3S 8H 7H 8D 7D 8C 7C",
+            "TS 9S QH QD QC | 2S 6H 5H 4H 6D 5D 6C 5C",
+            "8S 7S JH JD JC | 3H 2H 4D 3D 2D 4C 3C 2C",
+        ],
+    )
+    hand = match.hand
+    for suit in (3, 3, 2, 1, 0):  # spades twice, hearts, diamonds, clubs: every seat follows
+        for _ in range(4):
+            own = [c for c in cards_in(hand.hands[hand.to_act]) if c // 13 == suit]
+            match.apply_action(own[-1])
+    assert match.is_chance()
+    rng = np.random.default_rng(0)
+    match.sample_chance(rng)  # the draw
+    assert hand.draw_card >= 0
+    while len(hand.history) < 8:
+        legal = match.legal_actions()
+        match.apply_action(legal[int(rng.integers(len(legal)))])
+    seat = hand.to_act
+    view = view_of(match, seat)
+    belief = _likelihood()
+    plays = _public_plays(view)
+    assert _first_stage_tricks(view) == 5
+    real = belief._decisions(view, Deal(tuple(hand.hands), (), -1), plays, 5)
+    assert real and all(i >= 20 for i, _obs in real)
+    deals = [WorldSampler(view).sample(rng) for _ in range(4)]
+    weighed = belief.weighed_decisions(view, deals)
+    assert weighed is not None
+    assert belief.log_weights(view, deals).any()
