@@ -34,7 +34,7 @@ import torch
 
 from dehla_env.cards import NUM_CARDS, NUM_RANKS, cards_in
 from dehla_env.encoding import ObservationEncoder, layout_for
-from dehla_env.engine.hand import FIRST_STAGE_CARDS, HandState, Phase
+from dehla_env.engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phase
 from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.view import PlayerView
 
@@ -114,26 +114,28 @@ class PlayLikelihood:
                 break
         if not base:
             return None
-        index = np.array([i for i, _obs in base])
+        index = np.array([i for i, _obs, _legal in base])
         card = np.array([plays[i][1] for i in index])
         # led[r]: the suit led in decision r's trick, -1 if it leads
         led = np.array([plays[i - i % 4][1] // NUM_RANKS if i % 4 else -1 for i in index])
         held = _held_at(view, deals, plays, index)  # (deals, decisions, 52) bool
         follows = held & (_SUIT_OF[None, None, :] == led[None, :, None])
-        legal = np.where(follows.any(-1, keepdims=True), follows, held)  # R0.4: follow suit if you can
+        # R0.4, follow suit if you can: the engine's rule on arrays, held to
+        # HandState.legal_card_mask by tests/test_belief.py
+        legal = np.where(follows.any(-1, keepdims=True), follows, held)
         world, r = np.nonzero(legal.sum(-1) > 1)
         if not len(world):
             return None
-        rows = np.stack([obs for _i, obs in base])[r]
+        rows = np.stack([obs for _i, obs, _legal in base])[r]
         rows[:, self._hand] = held[world, r]
         return world, rows, legal[world, r], card[r]
 
     def _decisions(
         self, view: PlayerView, deal: Deal, plays: list[tuple[int, int]], first: int
-    ) -> list[tuple[int, np.ndarray]] | None:
-        """Replay the hand in ``deal``; (index in ``plays``, observation) at each card
-        decision of another seat since the full deal. None if the deal admits no first
-        stage for the plays seen."""
+    ) -> list[tuple[int, np.ndarray, int]] | None:
+        """Replay the hand in ``deal``; (index in ``plays``, observation, the engine's
+        legal cards as a mask) at each card decision of another seat since the full
+        deal. None if the deal admits no first stage for the plays seen."""
         deck = _deck(view, deal, plays, first)
         if deck is None:
             return None
@@ -146,7 +148,7 @@ class PlayLikelihood:
                 hand.apply_draw(view.draw_card)
             assert hand.phase == Phase.PLAY and hand.to_act == seat, (hand.phase, hand.to_act, seat)
             if i >= 4 * first and seat != view.seat:
-                out.append((i, self.encoder.encode(match, seat)))
+                out.append((i, self.encoder.encode(match, seat), hand.legal_card_mask()))
             hand.apply_action(c)
         return out
 
@@ -181,11 +183,11 @@ def _first_stage_tricks(view: PlayerView) -> int | None:
     """How many tricks were played on the first five cards (R1.4): up to the trick in
     which a seat first failed to follow (its card made trump), or five when nobody did
     (the draw); None while that is not known yet."""
-    for t, (_leader, cards, _w) in enumerate(view.history[:5]):
+    for t, (_leader, cards, _w) in enumerate(view.history[:FIRST_STAGE_TRICKS]):
         led = cards[0] // NUM_RANKS
         if any(c // NUM_RANKS != led for c in cards):
             return t + 1
-    return 5 if len(view.history) >= 5 else None
+    return FIRST_STAGE_TRICKS if len(view.history) >= FIRST_STAGE_TRICKS else None
 
 
 def _deck(view: PlayerView, deal: Deal, plays: list[tuple[int, int]], first: int) -> list[int] | None:

@@ -154,14 +154,14 @@ def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         prune=1.0 if p["prune"] is None else p["prune"],
         rollout_depth=p["rdepth"],
         opponents=opponents,
-        prior=_prior(p, rules),
+        prior=_policy_param(p, rules, "prior"),
         keep=p["keep"],
     )
 
 
-def _prior(p: dict[str, Any], rules: Rules, key: str = "prior") -> PolicyAgent | None:
-    """The ``prior`` (or ``key``) of a search spec: a policy agent (its move
-    probabilities), or None."""
+def _policy_param(p: dict[str, Any], rules: Rules, key: str) -> PolicyAgent | None:
+    """A search spec's policy-valued parameter ``key`` (``prior``, ``belief``): the
+    policy agent it names (its move probabilities), or None."""
     if p[key] is None:
         return None
     if p[key].partition(":")[0] != "policy":
@@ -229,7 +229,7 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         seed=seed,
         margin=p["margin"],
         rollout_depth=p["rdepth"],
-        prior=_prior(p, rules),
+        prior=_policy_param(p, rules, "prior"),
         keep=p["keep"],
         prune=p["prune"] or 0.0,
         belief=_belief(p, rules),
@@ -243,7 +243,7 @@ def _belief(p: dict[str, Any], rules: Rules) -> PlayLikelihood | None:
         return None
     from .belief import PlayLikelihood
 
-    model = _prior(p, rules, "belief")
+    model = _policy_param(p, rules, "belief")
     assert model is not None
     return PlayLikelihood(rules, model.net)
 

@@ -35,21 +35,10 @@ from dehla_env.encoding import observation_size, privileged_size  # noqa: E402
 from dehla_env.rules import make_rules  # noqa: E402
 
 
-def layer_shapes(a: train.Args, d: int, p: int) -> list[tuple[int, int]]:
-    """(inputs, outputs) of every linear layer of the policy and the critic."""
-    policy = PolicyNet(d, tuple(a.hidden), a.card_features)
-    critic = ValueNet(d + p, tuple(a.hidden))
-    return [
-        (m.in_features, m.out_features)
-        for net in (policy, critic)
-        for m in net.modules()
-        if isinstance(m, torch.nn.Linear)
-    ]
-
-
-def time_step(a: train.Args, rollout: Rollout, d: int, p: int, steps: int) -> tuple[float, float]:
-    """Milliseconds per step (``a.update_epochs`` = 1 over one minibatch), and the share
-    of the profiled time in matrix products."""
+def time_step(a: train.Args, rollout: Rollout, d: int, p: int, steps: int) -> tuple[float, float, float]:
+    """Milliseconds per step (``a.update_epochs`` = 1 over one minibatch), the share of
+    the profiled time in matrix products, and the step's linear-layer operations (forward,
+    and backward for inputs and weights)."""
     policy = PolicyNet(d, tuple(a.hidden), a.card_features)
     critic = ValueNet(d + p, tuple(a.hidden))
     opt = torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=a.learning_rate)
@@ -66,7 +55,9 @@ def time_step(a: train.Args, rollout: Rollout, d: int, p: int, steps: int) -> tu
     events = prof.key_averages()
     total = sum(e.self_cpu_time_total for e in events)
     mm = sum(e.self_cpu_time_total for e in events if e.key in ("aten::mm", "aten::addmm"))
-    return ms, mm / total
+    layers = [m for net in (policy, critic) for m in net.modules() if isinstance(m, torch.nn.Linear)]
+    flops = 3 * 2 * a.minibatch_size * sum(m.in_features * m.out_features for m in layers)
+    return ms, mm / total, flops
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,8 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'update':10s}{'ms/step':>9s}{'matmul share':>14s}{'GFLOP/s':>9s}")
     for bf16 in (False, True):
         a.bf16_update, a.update_epochs = bf16, 1
-        ms, share = time_step(a, rollout, d, p, args.steps)
-        flops = 3 * 2 * b * sum(i * o for i, o in layer_shapes(a, d, p))
+        ms, share, flops = time_step(a, rollout, d, p, args.steps)
         print(f"{'bfloat16' if bf16 else 'float32':10s}{ms:9.1f}{share:14.0%}{flops / ms / 1e6:9.0f}")
     return 0
 
