@@ -86,20 +86,30 @@ _HIGH_FIRST = tuple(-(c % NUM_RANKS) for c in range(52))
 # a table entry. Cached across searches; the cache is bounded.
 _CANON: dict[bool, dict[int, int]] = {False: {}, True: {}}
 _CANON_MAX = 1 << 20
+_TEN_BIT = 1 << TEN_RANK
 
 
 def _canon_code(x: int, tens_matter: bool) -> int:
+    """The relative-rank code of one suit's holdings ``x`` (seat ``s``'s cards in bits
+    ``13 s .. 13 s + 12``): the seat of each card still in play, lowest rank first, two
+    bits each, their number at bit 26 and, when tens score, at bit 30 the ten's place in
+    that order (1-based; 0: played). Only the cards in play are visited."""
+    f0 = x & 8191
+    f1 = x >> 13 & 8191
+    f2 = x >> 26 & 8191
+    f3 = x >> 39
+    m = f0 | f1 | f2 | f3
     code = 0
     k = 0
     ten = 0
-    for r in range(13):
-        for seat in range(4):
-            if x >> (13 * seat + r) & 1:
-                code |= seat << (2 * k)
-                if r == TEN_RANK:
-                    ten = k + 1
-                k += 1
-                break
+    while m:
+        b = m & -m
+        m ^= b
+        seat = 0 if f0 & b else 1 if f1 & b else 2 if f2 & b else 3
+        code |= seat << (2 * k)
+        k += 1
+        if b == _TEN_BIT:
+            ten = k
     code |= k << 26
     if tens_matter:
         code |= ten << 30

@@ -13,12 +13,15 @@ import zlib
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agents.solver import (
     M_DEHLA,
     M_POINTS,
     M_TENS,
     Solver,
+    _canon_code,
     hand_winner,
     objective_mode,
     position_of,
@@ -26,6 +29,7 @@ from agents.solver import (
     solvable,
 )
 from dehla_env import MatchState, make_rules
+from dehla_env.cards import TEN_RANK
 from dehla_env.deals import deck_from_hands
 from dehla_env.engine import HandState, Phase
 
@@ -208,3 +212,16 @@ def test_unsolvable_positions_are_refused() -> None:
         position_of(match.hand)
     with pytest.raises(ValueError):
         Solver(make_rules("dehla-direct", players=6))
+
+
+@given(st.lists(st.integers(-1, 3), min_size=13, max_size=13), st.booleans())
+def test_the_table_key_of_a_suit_names_who_holds_each_card_still_in_play(holder: list[int], tens_matter: bool) -> None:
+    """The transposition key of one suit keeps, lowest rank first, the seat of each card
+    still in play (a card played, -1, drops out), their number, and where tens score the
+    ten's place among them: holdings equal up to cards already played share a key."""
+    x = sum(1 << (13 * seat + rank) for rank, seat in enumerate(holder) if seat >= 0)
+    in_play = [(rank, seat) for rank, seat in enumerate(holder) if seat >= 0]
+    expected = sum(seat << (2 * k) for k, (_rank, seat) in enumerate(in_play)) | len(in_play) << 26
+    if tens_matter:
+        expected |= next((k + 1 for k, (rank, _seat) in enumerate(in_play) if rank == TEN_RANK), 0) << 30
+    assert _canon_code(x, tens_matter) == expected

@@ -98,6 +98,18 @@ def trick_winner_positions(cards: np.ndarray, led: np.ndarray, trump: np.ndarray
     return trick_keys(cards, led[:, None], trump[:, None]).argmax(axis=1)
 
 
+def _same_past(a: HandState, b: HandState) -> bool:
+    """Whether two hands have the same settled past (what :meth:`BatchEngine._load_past`
+    writes): tricks, cards won, middle, takes and bids."""
+    return (
+        a.history == b.history
+        and a.won_cards == b.won_cards
+        and a.middle == b.middle
+        and a.takes == b.takes
+        and a.bids == b.bids
+    )
+
+
 class BatchEngine:
     """``num_games`` hands of ``rules`` in lockstep; see the module docstring."""
 
@@ -270,6 +282,30 @@ class BatchEngine:
         else:
             self._await(g, PLAY, first)
 
+    def _load_past(self, games: np.ndarray, h: HandState) -> None:
+        """Write the settled past of ``h`` (every completed trick and its winner, the
+        cards won, the middle, the takes, the bids) into every game of ``games`` (a
+        column of game indices, broadcast against each row of values)."""
+        n = self.n
+        played = [((leader + j) % n, c) for leader, cards, _w in h.history for j, c in enumerate(cards)]
+        if played:
+            seat, c = np.array(played, dtype=np.int64).T
+            self.played2[games, seat, c] = 1
+        for arr, rows in (
+            (self.trick_winners, [(t, w) for t, (_l, _c, w) in enumerate(h.history)]),
+            (self.take_cards, [(number - 1, taken) for number, _seat, taken in h.takes]),
+            (self.bid_code2, [(seat, 1 if a == PASS_ACTION else 2 + a - BID_OFFSET) for seat, a in h.bids]),
+        ):
+            if rows:
+                a, v = np.array(rows, dtype=np.int64).T
+                arr[games, a] = v
+        won = [(side, c) for side in (0, 1) for c in h.won_cards[side]]
+        if won:
+            side, c = np.array(won, dtype=np.int64).T
+            np.add.at(self.won, (games, side, c), 1)
+        if h.middle:
+            np.add.at(self.middle, (games, np.array(h.middle, dtype=np.int64)), 1)
+
     def load(self, games: np.ndarray | list[int], states: list[HandState]) -> None:
         """Put the scalar hands ``states`` (one pack, a decision due or the hand over) in
         games ``games``, so that the batch continues them exactly as
@@ -297,44 +333,37 @@ class BatchEngine:
         self.hands[g] = (masks[:, :, None] >> bits) & 1
         voids = np.array([h.voids for h in states], dtype=np.int64).reshape(len(g), n)
         self.voids2[g, :n] = (voids[:, :, None] >> np.arange(4)) & 1
-        played: list[tuple[int, int, int]] = []  # (game, seat, card): every card played
-        winners: list[tuple[int, int, int]] = []  # (game, trick, winner)
-        won: list[tuple[int, int, int]] = []  # (game, side, card), repeats add
-        middle: list[tuple[int, int]] = []
-        takes: list[tuple[int, int, int]] = []  # (game, trick, cards taken)
-        bids: list[tuple[int, int, int]] = []  # (game, seat, bid code)
+        # What is public and settled (tricks done, cards won, the middle, takes, bids) is
+        # the same in most of the states a search loads (one world per deal, the same
+        # past): those rows are made once per group of equal pasts and written for the
+        # whole group; the trick in progress is per state.
+        groups: dict[tuple, list[tuple[HandState, list[int]]]] = {}  # (a state, the games with its past)
+        trick_played: list[tuple[int, int, int]] = []  # (game, seat, card) of the tricks in progress
         trick_rows: list[tuple[int, int, int]] = []  # (game, position, card)
+        decks: list[tuple[int, tuple[int, ...]]] = []
         for i, h in zip(g.tolist(), states):
-            for t, (leader, cards, w) in enumerate(h.history):
-                played.extend((i, (leader + j) % n, c) for j, c in enumerate(cards))
-                winners.append((i, t, w))
-            played.extend((i, seat, c) for seat, c in zip(h.trick_seats, h.trick_cards))
+            bucket = groups.setdefault((len(h.history), h.history[-1] if h.history else None, len(h.bids)), [])
+            for ref, games in bucket:
+                if _same_past(h, ref):
+                    games.append(i)
+                    break
+            else:
+                bucket.append((h, [i]))
+            trick_played.extend((i, seat, c) for seat, c in zip(h.trick_seats, h.trick_cards))
             trick_rows.extend((i, p, c) for p, c in enumerate(h.trick_cards))
-            bids.extend((i, seat, 1 if a == PASS_ACTION else 2 + a - BID_OFFSET) for seat, a in h.bids)
-            for side in (0, 1):
-                won.extend((i, side, c) for c in h.won_cards[side])
-            middle.extend((i, c) for c in h.middle)
-            takes.extend((i, number - 1, taken) for number, _seat, taken in h.takes)
             if h.deck is not None:
-                self.deck[i] = h.deck
-        if played:
-            gi, seat, c = np.array(played, dtype=np.int64).T
+                decks.append((i, h.deck))
+        for bucket in groups.values():
+            for ref, games in bucket:
+                self._load_past(np.asarray(games, dtype=np.int64)[:, None], ref)
+        if trick_played:
+            gi, seat, c = np.array(trick_played, dtype=np.int64).T
             self.played2[gi, seat, c] = 1
-        for arr, rows in (
-            (self.trick_winners, winners),
-            (self.take_cards, takes),
-            (self.bid_code2, bids),  # each seat calls once (R4.2)
-            (self.trick_cards, trick_rows),
-        ):
-            if rows:
-                gi, a, v = np.array(rows, dtype=np.int64).T
-                arr[gi, a] = v
-        if won:
-            gi, side, c = np.array(won, dtype=np.int64).T
-            np.add.at(self.won, (gi, side, c), 1)
-        if middle:
-            gi, c = np.array(middle, dtype=np.int64).T
-            np.add.at(self.middle, (gi, c), 1)
+        if trick_rows:
+            gi, a, v = np.array(trick_rows, dtype=np.int64).T
+            self.trick_cards[gi, a] = v
+        if decks:
+            self.deck[[i for i, _d in decks]] = [d for _i, d in decks]
         contracts = [h.contract if h.contract is not None else (-1, 0, -1) for h in states]
         made = [[(seat, a) for seat, a in h.bids if a != PASS_ACTION] for h in states]
         columns: tuple[tuple[np.ndarray, list[Any]], ...] = (
