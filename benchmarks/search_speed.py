@@ -16,7 +16,11 @@ sampler (a search draws ``k``, and a sampler works out its distribution once).
 and the batched one, ``search:batch=1``, with the ``cardsense`` and the network
 playouts), playing the same ``--hands`` hands against ``hard`` (the search side's
 decisions only, single legal moves included as the arena counts them), with the mean
-per trick number and each spec's cost as a ratio to the first one's, same run. Torch
+per trick number and each spec's cost as a ratio to the first one's, same run. Each
+spec first plays one more hand untimed (its time is printed as the warm-up): loading
+networks and torch's first calls take up to a few seconds once, which an arena of
+hundreds of deals spreads to nothing, but which would add several ms to the mean of
+a few hands. Torch
 runs on one thread, as an arena worker does.
 
 Times are CPU seconds of this process (``time.process_time``), so a busy machine
@@ -163,22 +167,27 @@ def bench_search(rules: Rules, specs: list[str], hands: int, seed: int) -> None:
     first = 0.0
     for spec in specs:
         log: dict[int, list[float]] = {}
-        for i in range(hands):
-            rng = np.random.default_rng([seed, 3, i])
+        warm = 0.0
+        for i in range(-1, hands):  # hand -1 warms up (networks loaded, caches filled), not timed
+            if i == 0:
+                warm = sum(x for v in log.values() for x in v)
+                log = {}
+            j = i if i >= 0 else 1000  # the warm-up deal is none of the timed ones
+            rng = np.random.default_rng([seed, 3, j])
             deck = shuffled_deck(rng, rules.packs)
-            side = i % 2
+            side = j % 2
             seats: list[Agent] = [
-                _Clock(make_agent(spec, rules, 10 * i + s), log) if s % 2 == side else make_agent("hard", rules, s)
+                _Clock(make_agent(spec, rules, 10 * j + s), log) if s % 2 == side else make_agent("hard", rules, s)
                 for s in range(rules.players)
             ]
-            play_hand(rules, deck, i % rules.players, seats, np.random.default_rng([seed, 4, i]))
+            play_hand(rules, deck, j % rules.players, seats, np.random.default_rng([seed, 4, j]))
         times = [x for v in log.values() for x in v]
         per_trick = " ".join(f"{t + 1}:{statistics.mean(v):.0f}" for t, v in sorted(log.items()))
         mean = statistics.mean(times)
         first = first or mean
         print(
             f"  {spec}: mean {mean:6.1f}  median {statistics.median(times):6.1f}  max {max(times):7.1f}"
-            f"  ({mean / first:.2f}x the first)  | by trick {per_trick}"
+            f"  ({mean / first:.2f}x the first; warm-up hand {warm:.0f} ms)  | by trick {per_trick}"
         )
 
 
