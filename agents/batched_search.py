@@ -87,6 +87,10 @@ class BatchedSearchAgent(SearchAgent):
         self.playout = playout_name
         self.belief = belief
         self.batch_policy = playout
+        # A deterministic policy's move where one action is legal is that action: those
+        # rows need no observation and no forward pass. (A sampling or rule policy draws
+        # from its generator on every row, so it sees every row as before.)
+        self.skip_forced = getattr(playout, "deterministic", False) is True
         # every action of the largest hand in every world: one engine for all decisions
         self.engine = BatchEngine(rules, k * rules.hand_size)
         self.observer = BatchObserver(self.engine, kernel=fastest_kernel())  # the same rows either way
@@ -166,7 +170,14 @@ class BatchedSearchAgent(SearchAgent):
                 eng.draw(d, eng.sample_draws(self.rng, d))
                 continue
             seats = eng.to_act[live]
-            actions = self.batch_policy(self.observer.observe(live, seats), eng.legal_mask(live))
+            mask = eng.legal_mask(live)
+            if self.skip_forced:
+                actions = mask.argmax(axis=1)  # right where one action is legal
+                free = np.flatnonzero(mask.sum(axis=1) > 1)
+                if len(free):
+                    actions[free] = self.batch_policy(self.observer.observe(live[free], seats[free]), mask[free])
+            else:
+                actions = self.batch_policy(self.observer.observe(live, seats), mask)
             eng.step(actions, live)
         res = eng.outcome(g)
         tens0, tricks0 = eng.tens[g, 0], eng.tricks[g, 0]

@@ -202,6 +202,7 @@ class WorldSampler:
         self._choice_memo: dict[tuple, tuple[list[_Option], list[int], int]] = {}
         self.hidden_trump = view.trump_hidden  # R2.4c: chosen by another seat, not revealed
         self._total: int | None = None
+        self._public: HandState | None = None  # the view's public state, made on first use
 
     # ------------------------------------------------------------------ counting
     def _weight(self, xs: tuple[int, ...]) -> int:
@@ -335,23 +336,43 @@ class WorldSampler:
 
     # ------------------------------------------------------------------ worlds
     def world(self, deal: Deal) -> HandState:
-        """The engine state of the hand in the world ``deal`` (a fresh object)."""
-        return world_state(self.view, deal)
+        """The engine state of the hand in the world ``deal`` (a fresh object): a copy
+        of the view's public state, made once per sampler, with the deal placed in it."""
+        if self._public is None:
+            self._public = _public_state(self.view)
+        return _place_deal(self._public.clone(), self.view, deal)
 
 
 def world_state(view: PlayerView, deal: Deal) -> HandState:
     """Build the :class:`HandState` that ``view`` describes, with the hidden parts
     (other hands, stock order, an unrevealed closed trump) taken from ``deal``."""
+    return _place_deal(_public_state(view), view, deal)
+
+
+def _place_deal(hand: HandState, view: PlayerView, deal: Deal) -> HandState:
+    """Put the hidden parts of ``deal`` into ``hand``, the view's public state: every
+    hand, the stock in its deck positions, a closed trump this seat has not seen."""
+    if hand.stage == 1:
+        # The deck: the engine reads it again only for the second stage (positions 20..),
+        # so the first-stage positions hold placeholders.
+        hand.deck = (-1,) * FIRST_STAGE_CARDS + deal.stock
+    hand.hands = list(deal.hands)
+    if view.trump_hidden:
+        hand.trump_suit = deal.trump
+    return hand
+
+
+def _public_state(view: PlayerView) -> HandState:
+    """The :class:`HandState` of what ``view`` shows (the hidden parts placeholders,
+    filled by :func:`_place_deal`)."""
     rules = view.rules
     hand = HandState(rules, view.dealer)
     hand.phase = view.phase
     hand.to_act = view.to_act
     stage = 1 if view.cards_undealt > 0 else 2
     hand.stage = stage
-    # The deck: the engine reads it again only for the second stage (positions 20..),
-    # so the first-stage positions hold placeholders.
-    hand.deck = (-1,) * FIRST_STAGE_CARDS + deal.stock if stage == 1 else (-1,) * NUM_CARDS
-    hand.hands = list(deal.hands)
+    hand.deck = (-1,) * NUM_CARDS  # a staged deal's stock: _place_deal
+    hand.hands = [0] * rules.players  # _place_deal
     hand.hand_counts = list(view.hand_counts)
     hand.leader = view.leader
     hand.trick_seats = [s for s, _c in view.trick]
@@ -359,7 +380,7 @@ def world_state(view: PlayerView, deal: Deal) -> HandState:
     hand.led = view.led_suit
     # trump: what is in force, what was chosen (R2.4c: maybe hidden from this seat)
     if view.trump_hidden:
-        hand.trump_suit = deal.trump
+        hand.trump_suit = -1  # the deal's: _place_deal
         hand.trump_hidden = True
         hand.trump = -1
     else:

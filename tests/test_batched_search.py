@@ -246,3 +246,27 @@ def test_with_prune_the_moves_clearly_behind_after_a_quarter_of_the_worlds_are_n
         assert totals[best] == counts[best]
         searched += 1
     assert searched >= 3
+
+
+def test_a_deterministic_network_is_not_asked_where_one_move_is_legal() -> None:
+    """With a greedy network playing the worlds out, a row with one legal action takes
+    it without an observation or a forward pass; the playout scores are those of asking
+    the network on every row (its masked argmax is that action)."""
+    from agents.batched import TorchPolicy
+
+    rules = make_rules("dehla")
+    _match, view = next(_positions(rules, 12, every=3))
+    net = make_agent("policy:dehla-playout", rules).net
+    for greedy in (True, False):  # a sampling policy draws on every row, as before
+        agent = BatchedSearchAgent(rules, TorchPolicy(net, deterministic=greedy), "policy:dehla-playout", k=3)
+        assert agent.skip_forced is greedy
+    scores = {}
+    asked = {}
+    for skip in (True, False):
+        recorder = _Recording(TorchPolicy(net, deterministic=True))
+        agent = BatchedSearchAgent(rules, recorder, "policy:dehla-playout", k=3, depth=0, seed=2)
+        agent.skip_forced = skip
+        scores[skip] = agent.play_out(_playout_states(view), view.seat & 1)
+        asked[skip] = sum(len(actions) for _obs, actions in recorder.steps)
+    assert (scores[True] == scores[False]).all()
+    assert asked[True] < asked[False]

@@ -16,7 +16,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents.sampler import STOCK, WorldSampler, holders_of, match_for
+from agents.sampler import STOCK, WorldSampler, holders_of, match_for, world_state
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import SUIT_MASKS
 from dehla_env.engine import HandState, Phase
@@ -309,3 +309,30 @@ def test_the_samplers_shuffle_is_randoms_shuffle() -> None:
             _shuffle(b, xb)
             assert xa == xb
             assert a.getrandbits(64) == b.getrandbits(64)
+
+
+@pytest.mark.parametrize("name,options", [RULESETS[0], ("dehla-direct", {"trump": "closed"})], ids=["dehla", "closed"])
+def test_each_world_of_a_sampler_is_built_afresh_from_the_view_and_its_deal(name: str, options: dict) -> None:
+    """A sampler copies one public state into every world: a world played on (as a
+    search does) changes none after it, and each is the state built from the view and
+    its deal alone (every engine field alike)."""
+    rules = make_rules(name, **options)
+    rng = np.random.default_rng(8)
+    checked = 0
+    game = Game(rules, rng)
+    while not game.hand.complete:
+        if game.hand.phase == Phase.PLAY:
+            view = view_of(game.match, game.hand.to_act)
+            sampler = WorldSampler(view)
+            for _ in range(3):
+                deal = sampler.sample(rng)
+                world = sampler.world(deal)
+                fresh = world_state(view, deal)
+                assert {k: getattr(world, k) for k in HandState.__slots__} == {
+                    k: getattr(fresh, k) for k in HandState.__slots__
+                }
+                while not world.complete and world.phase == Phase.PLAY:  # play it on
+                    world.apply_action(world.legal_actions()[0])
+                checked += 1
+        game.step()
+    assert checked > 30
