@@ -16,7 +16,8 @@ sampler (a search draws ``k``, and a sampler works out its distribution once).
 and the batched one, ``search:batch=1``, with the ``cardsense`` and the network
 playouts), playing the same ``--hands`` hands against ``hard`` (the search side's
 decisions only, single legal moves included as the arena counts them), with the mean
-per trick number and each spec's cost as a ratio to the first one's, same run. Each
+per trick number and each spec's cost as a ratio to the first one's, same run: the
+specs take turns hand by hand, so a slow spell of the machine falls on all alike. Each
 spec first plays one more hand untimed (its time is printed as the warm-up): loading
 networks and torch's first calls take up to a few seconds once, which an arena of
 hundreds of deals spreads to nothing, but which would add several ms to the mean of
@@ -164,15 +165,13 @@ def default_specs(rules: Rules) -> list[str]:
 
 def bench_search(rules: Rules, specs: list[str], hands: int, seed: int) -> None:
     print(f"search, {rules.name}: ms per decision over {hands} hands x 2 seats against hard")
-    first = 0.0
-    for spec in specs:
-        log: dict[int, list[float]] = {}
-        warm = 0.0
-        for i in range(-1, hands):  # hand -1 warms up (networks loaded, caches filled), not timed
-            if i == 0:
-                warm = sum(x for v in log.values() for x in v)
-                log = {}
-            j = i if i >= 0 else 1000  # the warm-up deal is none of the timed ones
+    logs: list[dict[int, list[float]]] = [{} for _ in specs]
+    warm = [0.0 for _ in specs]
+    # hand by hand, every spec in turn, so that a slow spell of the machine falls on all
+    # of them alike; hand -1 warms each up (networks loaded, caches filled), not timed
+    for i in range(-1, hands):
+        j = i if i >= 0 else 1000  # the warm-up deal is none of the timed ones
+        for log, spec in zip(logs, specs):
             rng = np.random.default_rng([seed, 3, j])
             deck = shuffled_deck(rng, rules.packs)
             side = j % 2
@@ -181,13 +180,18 @@ def bench_search(rules: Rules, specs: list[str], hands: int, seed: int) -> None:
                 for s in range(rules.players)
             ]
             play_hand(rules, deck, j % rules.players, seats, np.random.default_rng([seed, 4, j]))
+        if i == -1:
+            warm = [sum(x for v in log.values() for x in v) for log in logs]
+            logs = [{} for _ in specs]
+    first = 0.0
+    for spec, log, warmed in zip(specs, logs, warm):
         times = [x for v in log.values() for x in v]
         per_trick = " ".join(f"{t + 1}:{statistics.mean(v):.0f}" for t, v in sorted(log.items()))
         mean = statistics.mean(times)
         first = first or mean
         print(
             f"  {spec}: mean {mean:6.1f}  median {statistics.median(times):6.1f}  max {max(times):7.1f}"
-            f"  ({mean / first:.2f}x the first; warm-up hand {warm:.0f} ms)  | by trick {per_trick}"
+            f"  ({mean / first:.2f}x the first; warm-up hand {warmed:.0f} ms)  | by trick {per_trick}"
         )
 
 
