@@ -254,6 +254,24 @@ def test_sigterm_during_imitation_stops_within_seconds(tmp_path: Path) -> None:
     assert sorted(p.name for p in _run_dir(tmp_path).iterdir() if not p.name.startswith("events")) == ["config.yaml"]
 
 
+def test_a_worker_on_its_way_out_lets_a_sigterm_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rollout worker ends on SIGTERM (exit 143), but one the pool has told to end is
+    running multiprocessing's exit handlers: a SIGTERM then (Pool.terminate's, or one
+    sent to the whole group) lets it finish; a SystemExit raised inside them only
+    printed a traceback."""
+    import multiprocessing.util
+
+    from agents.training import workers
+
+    monkeypatch.setattr(signal, "signal", lambda *_args: None)  # this process keeps its handlers
+    monkeypatch.setattr(multiprocessing.util, "_exiting", False)
+    with pytest.raises(SystemExit) as stopped:
+        workers._worker_exit(signal.SIGTERM, None)
+    assert stopped.value.code == 143
+    monkeypatch.setattr(multiprocessing.util, "_exiting", True)
+    workers._worker_exit(signal.SIGTERM, None)  # returns: the exit goes on
+
+
 # ------------------------------------------------------------------ untrusted files, bad input
 class _Payload:
     """Unpickled by a plain ``torch.load``, this creates the marker file."""

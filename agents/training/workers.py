@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing as mp
+import multiprocessing.util
 import signal
 import threading
 import time
@@ -22,7 +23,12 @@ if TYPE_CHECKING:
 
 
 def _worker_exit(signum: int, frame: Any) -> None:
+    """SIGTERM in a worker: exit, unless the worker is exiting already (the pool told it
+    to end and multiprocessing runs its exit handlers): raised there, the ``SystemExit``
+    only printed a traceback."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: a second one would interrupt the exit itself
+    if getattr(mp.util, "_exiting", False):  # set by multiprocessing.util._exit_function
+        return
     raise SystemExit(128 + signum)
 
 
