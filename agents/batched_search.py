@@ -29,9 +29,6 @@ the solver its end.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,26 +43,10 @@ from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import PlayerView
 
 from .belief import PlayLikelihood
+from .gc_pause import cycle_collection_paused
 from .sampler import Deal, WorldSampler
 from .search import ActionPrior, SearchAgent, eliminate, outcome_score, side0_margin, tricks_left
 from .solver import Position, result_cuts, solvable
-
-
-@contextmanager
-def cycle_collection_paused() -> Iterator[None]:
-    """Pause Python's cycle collector for a block that allocates many short-lived
-    objects (world states, the solver's table entries) and leaves no cycles behind
-    that matter: reference counting still frees them at once, and the collector, on
-    again afterwards, finds any cycle later. A decision of the batched search spends
-    about a tenth of its time in collections otherwise (the collector walks the
-    tracked objects, torch's and numpy's included, every few hundred allocations)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from dehla_env.rewards import RewardKind, weighted_side0_reward
 from dehla_env.rules import Rules
 from dehla_env.vector import VectorEnv
 
+from ..gc_pause import cycle_collection_paused
 from ..policy import PolicyNet
 from .pool import OpponentPool, ScalarOpponent, StateDict
 
@@ -287,7 +288,7 @@ def collect_shard(task: RolloutTask) -> Rollout:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        with torch.no_grad():
+        with torch.no_grad(), cycle_collection_paused():
             return collect(
                 _ENVS[key], list(task.env_seed), policy.masked_logits, pool, opponents, task.rounds, rng,
                 dict(task.reward),
