@@ -5,9 +5,18 @@ Distilling the search's *chosen* move made the policy worse (0.58 -> 0.48 agains
 card, not that one" where the search saw no difference. Here the label is the search's
 *value* of every legal move instead (:attr:`agents.search.SearchAgent.last_scores`: the
 mean over the sampled worlds of the playout's score, win 1 / no winner 0.5 / loss 0 plus
-the margin tie-break), and the policy is fitted to the soft target
-``softmax(values / tau)`` over the legal moves: equal values give equal probabilities,
-and a move the search finds clearly better gets the mass.
+the margin tie-break), and the policy is fitted to one of two soft targets
+(:func:`search_targets`):
+
+- ``values``: ``softmax(values / tau)`` over the legal moves: equal values give equal
+  probabilities, and a move the search finds clearly better gets the mass;
+- ``improved``: ``prior * exp(values / tau)``, normalised, where ``prior`` is the
+  starting network's own policy (a regularised policy improvement, as in MPO): the
+  search's values move the policy's probabilities rather than replace them, so noise in
+  a value shifts the mass by ``exp(noise / tau)`` instead of deciding the label alone.
+
+A move the searcher did not value (a search with a ``prior`` drops the moves outside its
+``keep`` mass) counts as the worst move it did value.
 
 Two steps, each resumable (the data is written task by task; an interrupted run keeps
 what it finished and a rerun with the same settings records only the rest):
@@ -17,7 +26,10 @@ what it finished and a rerun with the same settings records only the rest):
    its observation, mask and per-move values. The hands spread over worker processes.
 2. **fit**: the network to start from (``init``, a shipped name or a checkpoint path)
    is trained by soft cross-entropy on the targets, each minibatch under one random
-   suit relabelling (:mod:`dehla_env.augment`), and saved as a play checkpoint.
+   suit relabelling (:mod:`dehla_env.augment`), and saved as a play checkpoint. The
+   last ``holdout`` share of the data files (whole hands) is kept out of the fit; how
+   often the network's top move is the search's best there, and the value it gives up,
+   are printed before and after.
 
 Usage::
 
@@ -33,6 +45,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
@@ -70,8 +83,12 @@ class Settings:
     seed: int = 1
     workers: int = 2
     """recording processes (0: in this process)"""
+    target: Literal["values", "improved"] = "values"
+    """the soft target: softmax(values / tau), or the starting network's policy times exp(values / tau)"""
     tau: float = 0.03
-    """temperature of the soft target softmax(values / tau), in units of the value"""
+    """temperature of the soft target, in units of the value"""
+    holdout: float = 0.1
+    """share of the data files kept out of the fit to measure it on"""
     epochs: int = 4
     learning_rate: float = 1e-4
     minibatch_size: int = 1024
@@ -90,7 +107,8 @@ class LabelTask:
 
 def record_search_values(task: LabelTask) -> int:
     """Play the task's hands and write every card decision with a choice: observation,
-    mask and the searcher's value of each legal move (0 elsewhere). Returns the count."""
+    mask, the searcher's value of each move it valued (0 elsewhere) and which moves it
+    valued. Returns the count."""
     rules = task.rules
     rng = np.random.default_rng(list(task.seed))
     searcher = make_agent(task.searcher, rules, seed=int(rng.integers(2**31)))
@@ -99,6 +117,7 @@ def record_search_values(task: LabelTask) -> int:
     obs_l: list[np.ndarray] = []
     mask_l: list[np.ndarray] = []
     val_l: list[np.ndarray] = []
+    valued_l: list[np.ndarray] = []
     for _ in range(task.hands):
         match = MatchState.new(rules, rng)
         match.sample_chance(rng)
@@ -113,14 +132,17 @@ def record_search_values(task: LabelTask) -> int:
             action = searcher.act(view)
             if searched:
                 values = np.zeros(NUM_ACTIONS, np.float32)
+                valued = np.zeros(NUM_ACTIONS, bool)
                 for a, v in searcher.last_scores.items():
                     values[a] = v
+                    valued[a] = True
                 obs_l.append(enc.encode(match, seat))
                 mask_l.append(match.legal_mask())
                 val_l.append(values)
+                valued_l.append(valued)
             match.apply_action(action)
     tmp = Path(task.path).with_suffix(".tmp.npz")
-    np.savez(tmp, obs=np.stack(obs_l), mask=np.stack(mask_l), values=np.stack(val_l))
+    np.savez(tmp, obs=np.stack(obs_l), mask=np.stack(mask_l), values=np.stack(val_l), valued=np.stack(valued_l))
     tmp.replace(task.path)  # a reader (a rerun) sees a whole file or none
     return len(obs_l)
 
@@ -140,10 +162,51 @@ def label_tasks(s: Settings, rules: Rules) -> list[LabelTask]:
     ]
 
 
-def soft_targets(values: torch.Tensor, mask: torch.Tensor, tau: float) -> torch.Tensor:
-    """``softmax(values / tau)`` over the legal moves (mask 1), 0 elsewhere."""
-    logits = torch.where(mask.bool(), values / tau, torch.full_like(values, float("-inf")))
-    return torch.softmax(logits, -1)
+def completed_values(values: torch.Tensor, valued: torch.Tensor) -> torch.Tensor:
+    """The values with each move the searcher did not value set to the worst value it
+    gave in that position."""
+    worst = torch.where(valued, values, torch.full_like(values, float("inf"))).min(-1, keepdim=True).values
+    return torch.where(valued, values, worst)
+
+
+def search_targets(
+    values: torch.Tensor,
+    valued: torch.Tensor,
+    mask: torch.Tensor,
+    tau: float,
+    prior_logp: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """The soft target over the legal moves (mask 1), 0 elsewhere: ``softmax(values /
+    tau)``, or with ``prior_logp`` (the starting policy's log-probabilities)
+    ``softmax(prior_logp + values / tau)``, the prior times ``exp(values / tau)``."""
+    legal = mask.bool()
+    logits = completed_values(values, valued) / tau
+    if prior_logp is not None:
+        logits = logits + torch.where(legal, prior_logp, torch.zeros_like(prior_logp))
+    return torch.softmax(torch.where(legal, logits, torch.full_like(logits, float("-inf"))), -1)
+
+
+def policy_log_probs(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, chunk: int = 8192) -> np.ndarray:
+    """``policy``'s log-probabilities at every position (the ``improved`` target's prior)."""
+    out = np.zeros(mask.shape, np.float32)
+    with torch.no_grad():
+        for i in range(0, len(obs), chunk):
+            m = torch.from_numpy(mask[i : i + chunk])
+            logp = torch.log_softmax(policy.masked_logits(torch.from_numpy(obs[i : i + chunk]), m), -1)
+            out[i : i + chunk] = torch.where(m.bool(), logp, torch.zeros_like(logp)).numpy()
+    return out
+
+
+def agreement(policy: PolicyNet, data: dict[str, np.ndarray]) -> dict[str, float]:
+    """How often ``policy``'s top move has the search's best value (ties count as best),
+    and the mean value it gives up against that best."""
+    with torch.no_grad():
+        mask = torch.from_numpy(data["mask"])
+        v = completed_values(torch.from_numpy(data["values"]), torch.from_numpy(data["valued"]))
+        top = policy.masked_logits(torch.from_numpy(data["obs"]), mask).argmax(-1, keepdim=True)
+        best = torch.where(mask.bool(), v, torch.full_like(v, float("-inf"))).max(-1).values
+        chosen = v.gather(1, top)[:, 0]
+    return {"best_move": float((chosen >= best - 1e-6).float().mean()), "given_up": float((best - chosen).mean())}
 
 
 def fit(
@@ -157,11 +220,14 @@ def fit(
     gen: torch.Generator,
     stop: Stop,
 ) -> dict[str, float]:
-    """Soft cross-entropy toward :func:`soft_targets`; returns the last epoch's loss and
-    how often the policy's top move has the best value (ties count as best)."""
+    """Soft cross-entropy toward :func:`search_targets` (the ``improved`` one when
+    ``data`` has a ``prior_logp``); returns the last epoch's loss and how often the
+    policy's top move has the best value (ties count as best)."""
     obs = torch.from_numpy(data["obs"])
     mask = torch.from_numpy(data["mask"])
     values = torch.from_numpy(data["values"])
+    valued = torch.from_numpy(data["valued"])
+    prior = torch.from_numpy(data["prior_logp"]) if "prior_logp" in data else None
     n = len(obs)
     result: dict[str, float] = {}
     for epoch in range(epochs):
@@ -172,16 +238,17 @@ def fit(
             mb = perm[start : start + minibatch_size]
             suits = ALL_PERMUTATIONS[int(torch.randint(len(ALL_PERMUTATIONS), (1,), generator=gen))]
             oi, mi, _af = suit_permutation_maps(suits, players)
-            o, m, v = obs[mb][:, oi], mask[mb][:, mi], values[mb][:, mi]
-            target = soft_targets(v, m, tau)
+            o, m, v, vd = obs[mb][:, oi], mask[mb][:, mi], values[mb][:, mi], valued[mb][:, mi]
+            target = search_targets(v, vd, m, tau, None if prior is None else prior[mb][:, mi])
             logp = torch.log_softmax(policy.masked_logits(o, m), -1)
             loss = -(target * torch.where(m.bool(), logp, torch.zeros_like(logp))).sum(-1).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
             loss_sum += loss.item() * len(mb)
-            top = torch.where(m.bool(), v, torch.full_like(v, -1.0)).max(-1).values
-            best += float((v.gather(1, logp.argmax(-1, keepdim=True))[:, 0] >= top - 1e-6).sum())
+            cv = completed_values(v, vd)
+            top = torch.where(m.bool(), cv, torch.full_like(cv, float("-inf"))).max(-1).values
+            best += float((cv.gather(1, logp.argmax(-1, keepdim=True))[:, 0] >= top - 1e-6).sum())
         result = {"loss": loss_sum / n, "best_move": best / n}
         print(
             f"epoch {epoch + 1}/{epochs}: soft cross-entropy {result['loss']:.4f}, "
@@ -193,7 +260,7 @@ def fit(
 
 def load_data(paths: list[Path]) -> dict[str, np.ndarray]:
     parts = [np.load(p) for p in paths]
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "values")}
+    return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "values", "valued")}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,20 +283,37 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         record_s = time.time() - t0
-        data = load_data(sorted(out.glob("data-*.npz")))
+        files = sorted(out.glob("data-*.npz"))
+        held = int(len(files) * s.holdout)
+        data = load_data(files[: len(files) - held])
+        check = load_data(files[len(files) - held :]) if held else None
         print(
-            f"{len(data['obs'])} positions from {s.hands} hands; recording took {record_s:.0f} s this run", flush=True
+            f"{len(data['obs'])} positions from {s.hands} hands (files held out: {held}); "
+            f"recording took {record_s:.0f} s this run",
+            flush=True,
         )
         torch.manual_seed(s.seed)
         net, trained = load_policy(policy_path(s.init))
         if trained != rules:
             raise ValueError(f"{s.init} plays {trained}, not {rules}")
+        net.eval()
+        if s.target == "improved":
+            data["prior_logp"] = policy_log_probs(net, data["obs"], data["mask"])
+        before = agreement(net, check) if check else {}
         net.train()
         opt = torch.optim.Adam(net.parameters(), lr=s.learning_rate)
         gen = torch.Generator().manual_seed(s.seed)
         t1 = time.time()
         result = fit(net, opt, data, rules.players, s.tau, s.epochs, s.minibatch_size, gen, stop)
         net.eval()
+        if check:
+            after = agreement(net, check)
+            print(
+                f"held out ({len(check['obs'])} positions): top move best {before['best_move']:.3f} -> "
+                f"{after['best_move']:.3f}, value given up {before['given_up']:.4f} -> {after['given_up']:.4f}",
+                flush=True,
+            )
+            result |= {f"held_out_{k}": v for k, v in after.items()}
         save_checkpoint(
             out / "policy.pt",
             {
