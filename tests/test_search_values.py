@@ -76,6 +76,17 @@ def test_recorded_positions_have_values_exactly_on_the_legal_moves(tmp_path: Pat
     assert (np.nanmax(spread, 1) - np.nanmin(spread, 1) > 0.1).any()
 
 
+def test_a_searcher_with_a_prior_is_recorded_only_where_it_compared_moves(tmp_path: Path) -> None:
+    path = tmp_path / "d.npz"
+    spec = "search:batch=1,playout=cardsense,k=2,depth=1,prior=policy:dehla,keep=0.9"
+    record_search_values(LabelTask(make_rules("dehla"), spec, (3,), 2, str(path)))
+    data = load_data([path])
+    assert len(data["obs"]) > 0
+    assert (data["valued"].sum(1) >= 2).all()  # the prior left at least two classes to score
+    assert (data["valued"] <= (data["mask"] == 1)).all()
+    assert data["valued"].sum() < (data["mask"] == 1).sum()  # and dropped some legal moves
+
+
 def test_fitting_raises_how_often_the_top_move_is_the_searchs_best(tmp_path: Path) -> None:
     path = tmp_path / "d.npz"
     record_search_values(LabelTask(make_rules("dehla"), CHEAP_SEARCH, (4,), 2, str(path)))

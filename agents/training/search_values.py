@@ -106,9 +106,11 @@ class LabelTask:
 
 
 def record_search_values(task: LabelTask) -> int:
-    """Play the task's hands and write every card decision with a choice: observation,
-    mask, the searcher's value of each move it valued (0 elsewhere) and which moves it
-    valued. Returns the count."""
+    """Play the task's hands and write every card decision where the searcher compared
+    moves: observation, mask, the searcher's value of each move it valued (0 elsewhere)
+    and which moves it valued. A searcher with a ``prior`` plays a position where the
+    prior leaves one class of moves without scoring it: nothing to learn there, and
+    nothing recorded. Returns the count."""
     rules = task.rules
     rng = np.random.default_rng(list(task.seed))
     searcher = make_agent(task.searcher, rules, seed=int(rng.integers(2**31)))
@@ -130,7 +132,7 @@ def record_search_values(task: LabelTask) -> int:
             view = view_of(match, seat)
             searched = len(view.legal_actions) > 1 and searcher.searchable(view) and match.hand.phase == Phase.PLAY
             action = searcher.act(view)
-            if searched:
+            if searched and searcher.last_worlds > 0:  # not where a prior left one class to play
                 values = np.zeros(NUM_ACTIONS, np.float32)
                 valued = np.zeros(NUM_ACTIONS, bool)
                 for a, v in searcher.last_scores.items():
