@@ -3,8 +3,8 @@ objects.
 
 Reference counting frees those objects at once; the cycle collector only adds work
 there, walking every tracked object (torch's and numpy's modules included) each few
-hundred allocations. The batched search's decisions and the rollouts' shards each
-spent about a tenth of their time in collections.
+hundred allocations. A decision of the batched search spent about a tenth of its time
+in collections, a rollout shard of the trainer about a twentieth.
 """
 
 from __future__ import annotations

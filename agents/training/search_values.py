@@ -181,11 +181,10 @@ def search_targets(
     """The soft target over the legal moves (mask 1), 0 elsewhere: ``softmax(values /
     tau)``, or with ``prior_logp`` (the starting policy's log-probabilities)
     ``softmax(prior_logp + values / tau)``, the prior times ``exp(values / tau)``."""
-    legal = mask.bool()
     logits = completed_values(values, valued) / tau
     if prior_logp is not None:
-        logits = logits + torch.where(legal, prior_logp, torch.zeros_like(prior_logp))
-    return torch.softmax(torch.where(legal, logits, torch.full_like(logits, float("-inf"))), -1)
+        logits = logits + prior_logp
+    return torch.softmax(torch.where(mask.bool(), logits, torch.full_like(logits, float("-inf"))), -1)
 
 
 def policy_log_probs(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, chunk: int = 8192) -> np.ndarray:
@@ -199,16 +198,24 @@ def policy_log_probs(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, chunk
     return out
 
 
+def value_given_up(
+    values: torch.Tensor, valued: torch.Tensor, mask: torch.Tensor, logits: torch.Tensor
+) -> torch.Tensor:
+    """Per position, how much less than the search's best legal move the top move of
+    ``logits`` is worth to the search (0 where it is a best move)."""
+    v = completed_values(values, valued)
+    best = torch.where(mask.bool(), v, torch.full_like(v, float("-inf"))).max(-1).values
+    return best - v.gather(1, logits.argmax(-1, keepdim=True))[:, 0]
+
+
 def agreement(policy: PolicyNet, data: dict[str, np.ndarray]) -> dict[str, float]:
     """How often ``policy``'s top move has the search's best value (ties count as best),
     and the mean value it gives up against that best."""
     with torch.no_grad():
         mask = torch.from_numpy(data["mask"])
-        v = completed_values(torch.from_numpy(data["values"]), torch.from_numpy(data["valued"]))
-        top = policy.masked_logits(torch.from_numpy(data["obs"]), mask).argmax(-1, keepdim=True)
-        best = torch.where(mask.bool(), v, torch.full_like(v, float("-inf"))).max(-1).values
-        chosen = v.gather(1, top)[:, 0]
-    return {"best_move": float((chosen >= best - 1e-6).float().mean()), "given_up": float((best - chosen).mean())}
+        logits = policy.masked_logits(torch.from_numpy(data["obs"]), mask)
+        lost = value_given_up(torch.from_numpy(data["values"]), torch.from_numpy(data["valued"]), mask, logits)
+    return {"best_move": float((lost <= 1e-6).float().mean()), "given_up": float(lost.mean())}
 
 
 def fit(
@@ -248,9 +255,7 @@ def fit(
             loss.backward()
             opt.step()
             loss_sum += loss.item() * len(mb)
-            cv = completed_values(v, vd)
-            top = torch.where(m.bool(), cv, torch.full_like(cv, float("-inf"))).max(-1).values
-            best += float((cv.gather(1, logp.argmax(-1, keepdim=True))[:, 0] >= top - 1e-6).sum())
+            best += float((value_given_up(v, vd, m, logp.detach()) <= 1e-6).sum())
         result = {"loss": loss_sum / n, "best_move": best / n}
         print(
             f"epoch {epoch + 1}/{epochs}: soft cross-entropy {result['loss']:.4f}, "
