@@ -59,13 +59,17 @@ class PolicyNet(nn.Module):
         self.hidden = tuple(hidden)
         self.card_features = card_features
         self.features = CardFeatures(players_for_observation(obs_size)) if card_features else None
-        extra = NUM_CARD_FEATURES if card_features else 0
-        self.net = mlp([obs_size + extra, *hidden], NUM_ACTIONS)
+        self.input_size = obs_size + (NUM_CARD_FEATURES if card_features else 0)  # of the MLP: see net_input
+        self.net = mlp([self.input_size, *hidden], NUM_ACTIONS)
+
+    def net_input(self, obs: torch.Tensor) -> torch.Tensor:
+        """The MLP's input for observations ``obs``: the observation, with the card
+        features appended when the net has them. A function of the observation alone, so
+        the PPO update builds it once per rollout rather than once per epoch."""
+        return obs if self.features is None else self.features(obs)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        if self.features is not None:
-            obs = self.features(obs)
-        return self.net(obs)
+        return self.net(self.net_input(obs))
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         logits = self.forward(obs)

@@ -1,15 +1,18 @@
-"""One PPO minibatch step of ``train.py`` in float32 and in bfloat16 autocast: its time,
-the share of it in matrix products, and the arithmetic rate that implies.
+"""One PPO update of ``train.py`` in float32 and in bfloat16 autocast: its time per
+minibatch step, the share of it in matrix products, and the arithmetic rate that implies.
 
-    python benchmarks/update_speed.py [--config configs/dehla.yaml] [--steps 20]
+    python benchmarks/update_speed.py [--config configs/dehla.yaml] [--updates 2]
 
-The step is the trainer's: the policy's masked logits and the critic's values on a
-minibatch of the config's size, the clipped PPO loss, backward, gradient clipping and
-Adam (``train.ppo_update`` on a synthetic rollout of the right shapes: sparse 0/1
-observations, a few legal actions). The matrix-product share comes from
-``torch.profiler`` (``aten::mm`` and ``aten::addmm``); the floating-point operations
-counted are those of the linear layers (forward, and backward for inputs and weights),
-so the rate says how close the step is to the CPU's peak.
+The update is the trainer's own (``train.ppo_update`` with ``train.make_optimizer``) on a
+synthetic rollout of the size a rollout of the config has (``num_games`` x ``rounds``
+hands, the learner's half of each hand's decisions; sparse 0/1 observations, a few legal
+actions): the inputs prepared once, the critic's values and GAE, then ``update_epochs``
+passes of minibatches (masked logits, values, the clipped loss, backward, clipping,
+Adam). Per step means the update's time over its minibatch steps, the once-per-update
+work shared out. The matrix-product share comes from ``torch.profiler`` (``aten::mm``
+and ``aten::addmm``); the floating-point operations counted are those of the linear
+layers (forward, and backward for inputs and weights), so the rate says how close the
+step is to the CPU's peak.
 """
 
 from __future__ import annotations
@@ -35,23 +38,22 @@ from dehla_env.encoding import observation_size, privileged_size  # noqa: E402
 from dehla_env.rules import make_rules  # noqa: E402
 
 
-def time_step(a: train.Args, rollout: Rollout, d: int, p: int, steps: int) -> tuple[float, float, float]:
-    """Milliseconds per step (``a.update_epochs`` = 1 over one minibatch), the share of
-    the profiled time in matrix products, and the step's linear-layer operations (forward,
-    and backward for inputs and weights)."""
+def time_update(a: train.Args, rollout: Rollout, d: int, p: int, updates: int) -> tuple[float, float, float]:
+    """Milliseconds per minibatch step of whole updates, the share of the profiled time in
+    matrix products, and one step's linear-layer operations (forward, and backward for
+    inputs and weights)."""
     policy = PolicyNet(d, tuple(a.hidden), a.card_features)
     critic = ValueNet(d + p, tuple(a.hidden))
-    opt = torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=a.learning_rate)
+    opt = train.make_optimizer(policy, critic, a)
     gen = torch.Generator().manual_seed(0)
-    for _ in range(3):
-        train.ppo_update(policy, critic, opt, rollout, a, gen, Stop())
+    steps = a.update_epochs * -(-len(rollout.action) // a.minibatch_size)
+    train.ppo_update(policy, critic, opt, rollout, a, gen, Stop())
     t = time.perf_counter()
-    for _ in range(steps):
+    for _ in range(updates):
         train.ppo_update(policy, critic, opt, rollout, a, gen, Stop())
-    ms = (time.perf_counter() - t) / steps * 1e3
+    ms = (time.perf_counter() - t) / (updates * steps) * 1e3
     with profile(activities=[ProfilerActivity.CPU]) as prof:
-        for _ in range(5):
-            train.ppo_update(policy, critic, opt, rollout, a, gen, Stop())
+        train.ppo_update(policy, critic, opt, rollout, a, gen, Stop())
     events = prof.key_averages()
     total = sum(e.self_cpu_time_total for e in events)
     mm = sum(e.self_cpu_time_total for e in events if e.key in ("aten::mm", "aten::addmm"))
@@ -63,34 +65,38 @@ def time_step(a: train.Args, rollout: Rollout, d: int, p: int, steps: int) -> tu
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", default="configs/dehla.yaml")
-    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--updates", type=int, default=2, help="timed updates per kind (after one untimed)")
     args = parser.parse_args(argv)
     a = train.load_args(args.config, [])
     rules = make_rules(a.rules, dict(a.rule_options))
-    d, p, b = observation_size(rules), privileged_size(rules), a.minibatch_size
+    d, p = observation_size(rules), privileged_size(rules)
+    n = a.num_games * a.rounds * rules.hand_size * rules.players // 2
     rng = np.random.default_rng(0)
-    mask = rng.random((b, NUM_ACTIONS)) < 0.1
+    mask = rng.random((n, NUM_ACTIONS)) < 0.1
     mask[:, 0] = True
     rollout = Rollout(
-        obs=(rng.random((b, d)) < 0.05).astype(np.float32),
-        priv=(rng.random((b, p)) < 0.1).astype(np.float32),
+        obs=(rng.random((n, d)) < 0.05).astype(np.float32),
+        priv=(rng.random((n, p)) < 0.1).astype(np.float32),
         mask=mask,
-        action=np.zeros(b, np.int64),
-        logp=np.full(b, -1.0, np.float32),
-        reward=rng.choice([-1.0, 1.0], b).astype(np.float32),
-        done=np.ones(b, bool),
-        decisions=b,
-        hands=b,
+        action=np.zeros(n, np.int64),
+        logp=np.full(n, -1.0, np.float32),
+        reward=rng.choice([-1.0, 1.0], n).astype(np.float32),
+        done=np.arange(n) % rules.hand_size == rules.hand_size - 1,
+        decisions=2 * n,
+        hands=n // rules.hand_size,
         learner_score=0.0,
         pool_hands=0,
         env_seconds=0.0,
         policy_seconds=0.0,
     )
-    print(f"{args.config}: minibatch {b}, observation {d}, hidden {list(a.hidden)}, {torch.get_num_threads()} threads")
+    print(
+        f"{args.config}: {n} samples, {a.update_epochs} epochs of minibatch {a.minibatch_size}, observation {d}, "
+        f"hidden {list(a.hidden)}, {torch.get_num_threads()} threads"
+    )
     print(f"{'update':10s}{'ms/step':>9s}{'matmul share':>14s}{'GFLOP/s':>9s}")
     for bf16 in (False, True):
-        a.bf16_update, a.update_epochs = bf16, 1
-        ms, share, flops = time_step(a, rollout, d, p, args.steps)
+        a.bf16_update = bf16
+        ms, share, flops = time_update(a, rollout, d, p, args.updates)
         print(f"{'bfloat16' if bf16 else 'float32':10s}{ms:9.1f}{share:14.0%}{flops / ms / 1e6:9.0f}")
     return 0
 

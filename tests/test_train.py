@@ -576,3 +576,54 @@ def test_a_bf16_update_takes_the_float32_step_to_bfloat16_precision() -> None:
     assert step16.norm() == pytest.approx(step32.norm().item(), rel=0.05)
     for key in ("policy_loss", "value_loss", "entropy"):
         assert s16[key] == pytest.approx(s32[key], rel=0.05, abs=1e-3)
+
+
+def _observations(count: int) -> np.ndarray:
+    """Observations of ``dehla`` from random legal play (card counts, tricks, scores)."""
+    from dehla_env import raw_env
+
+    env, rng, rows = raw_env(), np.random.default_rng(3), []
+    env.reset(seed=3)
+    while len(rows) < count:
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.reset(seed=len(rows))
+            continue
+        rows.append(obs["observation"])
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return np.stack(rows)
+
+
+@pytest.mark.parametrize("bf16", [False, True])
+def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: bool) -> None:
+    """``update_inputs`` builds the policy's input (observation and card features) and the
+    critic's (observation and hidden cards) for the whole rollout once; a minibatch read
+    from them gives, bit for bit, the logits and values the networks compute from the
+    observations themselves, in float32 and in bfloat16 autocast."""
+    from agents.policy import PolicyNet, ValueNet
+
+    torch.manual_seed(0)
+    policy, critic = PolicyNet(826, (64, 32), card_features=True), ValueNet(826 + 8, (64, 32))
+    rollout = _fixed_rollout(policy, 40, seed=2)
+    rollout.obs[:] = _observations(40)
+    a = train.Args(bf16_update=bf16)
+    policy_in, critic_in = train.update_inputs(policy, critic, rollout, a)
+    assert policy_in.dtype == critic_in.dtype == (torch.bfloat16 if bf16 else torch.float32)
+    mb = torch.tensor([5, 0, 39, 17])
+    obs = torch.from_numpy(rollout.obs)[mb]
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        assert torch.equal(policy.net(policy_in[mb]), policy(obs))
+        assert torch.equal(critic(critic_in[mb]), critic(torch.cat([obs, torch.from_numpy(rollout.priv)[mb]], -1)))
+
+
+def test_a_resumed_run_keeps_the_adam_step_its_checkpoint_saved() -> None:
+    """The trainer's Adam is fused; a checkpoint of a run made with the per-tensor step
+    resumes with that step (``load_state_dict`` restores the group's settings), so the
+    resumed run continues as it began."""
+    policy, critic = _nets()
+    a = train.Args()
+    old = torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=1e-3, eps=1e-5)
+    opt = train.make_optimizer(policy, critic, a)
+    assert opt.param_groups[0]["fused"] is True
+    opt.load_state_dict(old.state_dict())
+    assert not opt.param_groups[0]["fused"]
