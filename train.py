@@ -209,16 +209,17 @@ def update_inputs(
     same numbers: the features are sums of a few 0/1 or 1/2 entries, exact in either
     type, rounded to bfloat16 once either way). Half the bytes to gather per minibatch."""
     dtype = torch.bfloat16 if a.bf16_update else torch.float32
-    obs = torch.from_numpy(r.obs)
-    priv = torch.from_numpy(r.priv) if a.privileged_critic else torch.zeros(len(obs), r.priv.shape[1])
-    d = obs.shape[1]
-    policy_in = torch.empty(len(obs), policy.input_size, dtype=dtype)
-    critic_in = torch.empty(len(obs), d + priv.shape[1], dtype=dtype)
+    (t, d), p = r.obs.shape, r.priv.shape[1]
+    policy_in = torch.empty(t, policy.input_size, dtype=dtype)
+    critic_in = torch.zeros(t, d + p, dtype=dtype)
     with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16_update):
-        for i in range(0, len(obs), CHUNK):
-            policy_in[i : i + CHUNK] = policy.net_input(obs[i : i + CHUNK])
-            critic_in[i : i + CHUNK, :d] = obs[i : i + CHUNK]
-            critic_in[i : i + CHUNK, d:] = priv[i : i + CHUNK]
+        for i in range(0, t, CHUNK):
+            rows = slice(i, i + CHUNK)
+            obs = torch.from_numpy(r.observations(rows))
+            policy_in[rows] = policy.net_input(obs)
+            critic_in[rows, :d] = obs
+            if a.privileged_critic:
+                critic_in[rows, d:] = torch.from_numpy(r.priv[rows])
     return policy_in, critic_in
 
 

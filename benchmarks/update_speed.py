@@ -5,7 +5,7 @@ minibatch step, the share of it in matrix products, and the arithmetic rate that
 
 The update is the trainer's own (``train.ppo_update`` with ``train.make_optimizer``) on a
 synthetic rollout of the size a rollout of the config has (``num_games`` x ``rounds``
-hands, the learner's half of each hand's decisions; sparse 0/1 observations, a few legal
+hands, the learner's half of each hand's decisions; sparse 0/1 observation codes, a few legal
 actions): the inputs prepared once, the critic's values and GAE, then ``update_epochs``
 passes of minibatches (masked logits, values, the clipped loss, backward, clipping,
 Adam). Per step means the update's time over its minibatch steps, the once-per-update
@@ -75,8 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     mask = rng.random((n, NUM_ACTIONS)) < 0.1
     mask[:, 0] = True
     rollout = Rollout(
-        obs=(rng.random((n, d)) < 0.05).astype(np.float32),
-        priv=(rng.random((n, p)) < 0.1).astype(np.float32),
+        obs=(rng.random((n, d)) < 0.05).astype(np.uint8),
+        obs_scale=np.ones(d, np.float32),
+        priv=(rng.random((n, p)) < 0.1).astype(np.uint8),
         mask=mask,
         action=np.zeros(n, np.int64),
         logp=np.full(n, -1.0, np.float32),

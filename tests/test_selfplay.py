@@ -121,8 +121,8 @@ def test_the_real_hard_bot_plays_its_seats_on_a_mirror_of_each_game(rules_name: 
 
 def test_a_sharded_rollout_is_the_same_in_worker_processes_and_in_this_one() -> None:
     """The shards of a rollout depend on their seeds, not on where they ran; one shard
-    has the seeds an unsharded rollout always had, and merged shards keep every
-    trajectory whole."""
+    has the seeds an unsharded rollout always had (and the float32 observations, which
+    it stores as the env's uint8 codes), and merged shards keep every trajectory whole."""
     from agents.training.runs import Stop
     from agents.training.workers import Workers
 
@@ -150,6 +150,10 @@ def test_a_sharded_rollout_is_the_same_in_worker_processes_and_in_this_one() -> 
     opponents = pool.policies(rules, rng, lambda sd: _load(rules, sd))
     plain = selfplay.collect(env, [3, 0, 1], net.masked_logits, pool, opponents, 1, rng, reward)
     assert np.array_equal(single.action, plain.action) and np.array_equal(single.reward, plain.reward)
+    # a shard stores uint8 codes, this float32 env floats: the same observations to the bit
+    assert single.obs.dtype == np.uint8 and plain.obs.dtype == np.float32
+    assert np.array_equal(single.observations(slice(None)), plain.observations(slice(None)))
+    assert np.array_equal(single.priv, plain.priv)
 
 
 def _load(rules, sd) -> PolicyNet:

@@ -524,8 +524,9 @@ def _fixed_rollout(policy, size: int, seed: int):
         logp_all = torch.log_softmax(policy.masked_logits(torch.from_numpy(obs), torch.from_numpy(mask)), -1)
     done = (np.arange(size) % 4) == 3
     return Rollout(
-        obs=obs,
-        priv=rng.random((size, 8)).astype(np.float32),
+        obs=obs.astype(np.uint8),  # 0/1 codes over a scale of ones
+        obs_scale=np.ones(policy.obs_size, np.float32),
+        priv=(rng.random((size, 8)) < 0.3).astype(np.uint8),
         mask=mask,
         action=action,
         logp=logp_all[np.arange(size), action].numpy(),
@@ -578,42 +579,43 @@ def test_a_bf16_update_takes_the_float32_step_to_bfloat16_precision() -> None:
         assert s16[key] == pytest.approx(s32[key], rel=0.05, abs=1e-3)
 
 
-def _observations(count: int) -> np.ndarray:
-    """Observations of ``dehla`` from random legal play (card counts, tricks, scores)."""
-    from dehla_env import raw_env
+def _observation_codes(count: int):
+    """(codes, scale): uint8 observation codes of ``dehla`` from random legal play on the
+    vector env (card counts, tricks, scores: entries with denominators), and the scale."""
+    from dehla_env.vector import random_legal, vector_env
 
-    env, rng, rows = raw_env(), np.random.default_rng(3), []
-    env.reset(seed=3)
-    while len(rows) < count:
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.reset(seed=len(rows))
-            continue
-        rows.append(obs["observation"])
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return np.stack(rows)
+    env = vector_env("dehla", num_envs=8, seed=3, obs_dtype="uint8", autoreset_mode="same_step")
+    rng, rows = np.random.default_rng(3), []
+    obs, info = env.reset()
+    while sum(len(r) for r in rows) < count:
+        rows.append(obs.copy())
+        obs, *_, info = env.step(random_legal(info["action_mask"], rng))
+    return np.concatenate(rows)[:count], env.observation_scale
 
 
 @pytest.mark.parametrize("bf16", [False, True])
 def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: bool) -> None:
     """``update_inputs`` builds the policy's input (observation and card features) and the
-    critic's (observation and hidden cards) for the whole rollout once; a minibatch read
-    from them gives, bit for bit, the logits and values the networks compute from the
-    observations themselves, in float32 and in bfloat16 autocast."""
+    critic's (observation and hidden cards) for the whole rollout once, from the stored
+    observation codes; a minibatch read from them gives, bit for bit, the logits and
+    values the networks compute from the float32 observations themselves, in float32
+    and in bfloat16 autocast."""
     from agents.policy import PolicyNet, ValueNet
 
     torch.manual_seed(0)
     policy, critic = PolicyNet(826, (64, 32), card_features=True), ValueNet(826 + 8, (64, 32))
     rollout = _fixed_rollout(policy, 40, seed=2)
-    rollout.obs[:] = _observations(40)
+    rollout.obs, rollout.obs_scale = _observation_codes(40)
+    assert (rollout.obs_scale > 1).any()  # fractions among the entries
     a = train.Args(bf16_update=bf16)
     policy_in, critic_in = train.update_inputs(policy, critic, rollout, a)
     assert policy_in.dtype == critic_in.dtype == (torch.bfloat16 if bf16 else torch.float32)
     mb = torch.tensor([5, 0, 39, 17])
-    obs = torch.from_numpy(rollout.obs)[mb]
+    obs = torch.from_numpy(rollout.obs.astype(np.float32) / rollout.obs_scale)[mb]
+    priv = torch.from_numpy(rollout.priv.astype(np.float32))[mb]
     with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
         assert torch.equal(policy.net(policy_in[mb]), policy(obs))
-        assert torch.equal(critic(critic_in[mb]), critic(torch.cat([obs, torch.from_numpy(rollout.priv)[mb]], -1)))
+        assert torch.equal(critic(critic_in[mb]), critic(torch.cat([obs, priv], -1)))
 
 
 def test_a_resumed_run_keeps_the_adam_step_its_checkpoint_saved() -> None:

@@ -9,7 +9,9 @@ of the hand's outcome, the definitions the environments use.
 
 What is stored per learner decision (decisions with a single legal move are played but
 not stored: nothing is learned from them, and with gamma 1 skipping them changes no
-return): the observation, the privileged critic features read from the engine's hidden
+return): the observation (as the env's uint8 codes: a quarter of float32's bytes to
+sort, send back from a worker and merge; :meth:`Rollout.observations` decodes them bit
+for bit), the privileged critic features (card counts, uint8) read from the engine's hidden
 state (:meth:`~dehla_env.vector.engine.BatchEngine.privileged`), the mask, the action,
 its log-probability, and a trajectory key (one seat's decisions in one hand). The
 returned arrays are sorted by trajectory and time, with ``done`` on each trajectory's
@@ -40,6 +42,7 @@ from dehla_env.actions import NUM_ACTIONS
 from dehla_env.rewards import RewardKind, weighted_side0_reward
 from dehla_env.rules import Rules
 from dehla_env.vector import VectorEnv
+from dehla_env.vector.observe import float_observations
 
 from ..gc_pause import cycle_collection_paused
 from ..policy import PolicyNet
@@ -48,10 +51,15 @@ from .pool import OpponentPool, ScalarOpponent, StateDict
 
 @dataclass
 class Rollout:
-    """Learner decisions in trajectory order, and what the rollout counted."""
+    """Learner decisions in trajectory order, and what the rollout counted.
 
-    obs: np.ndarray  # (T, D) float32
-    priv: np.ndarray  # (T, P) float32, critic only
+    The observations are stored as the vector env's uint8 codes (a quarter of the bytes
+    of float32, which a shard sends back to the trainer): :meth:`observations` decodes
+    them, bit for bit the float32 rows the policy saw."""
+
+    obs: np.ndarray  # (T, D) uint8 codes (or float32 over a scale of ones)
+    obs_scale: np.ndarray  # (D,) float32: the observation is obs / obs_scale
+    priv: np.ndarray  # (T, P) uint8 card counts, critic only
     mask: np.ndarray  # (T, 85) bool
     action: np.ndarray  # (T,) int64
     logp: np.ndarray  # (T,) float32
@@ -63,6 +71,10 @@ class Rollout:
     pool_hands: int  # hands the learner played against the pool (not self-play)
     env_seconds: float  # inside the env and the opponents
     policy_seconds: float  # the learner's forward passes
+
+    def observations(self, rows: slice) -> np.ndarray:
+        """(k, D) float32: the observations of ``rows``."""
+        return float_observations(self.obs[rows], self.obs_scale)
 
 
 def sample_masked(logits: torch.Tensor, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -94,7 +106,8 @@ def collect(
     rules = env.rules
     n, N = rules.players, env.num_envs
     first, info = env.reset(seed=int(np.random.default_rng(seed).integers(2**31)))
-    obs = np.array(env.float_view(first), np.float32)
+    obs = np.array(first)  # as the env gives them: uint8 codes (collect_shard's env) or float32
+    scale = env.observation_scale if obs.dtype == np.uint8 else np.ones(obs.shape[1], np.float32)
     mask = info["action_mask"].copy()
     seat = info["seat"].copy()
     sign = np.where(np.arange(n) % 2 == 0, 1.0, -1.0).astype(np.float32)
@@ -118,7 +131,7 @@ def collect(
             li = np.flatnonzero(learn)
             if len(li):
                 g = active[li]
-                o = torch.from_numpy(obs[g])
+                o = torch.from_numpy(env.float_view(obs[g]))
                 m = mask[g]
                 with torch.no_grad():
                     logits = policy(o, torch.from_numpy(m))
@@ -128,7 +141,7 @@ def collect(
                 if choice.any():
                     gc = g[choice]
                     rec["obs"].append(obs[gc])
-                    rec["priv"].append(env.engine.privileged(gc, s[li][choice]))
+                    rec["priv"].append(env.engine.privileged(gc, s[li][choice]).astype(np.uint8))
                     rec["mask"].append(m[choice])
                     rec["action"].append(a[choice])
                     rec["logp"].append(lp[choice])
@@ -142,12 +155,12 @@ def collect(
                     j = oi[oslot == k]
                     g = active[j]
                     opp = opponents[k]
-                    actions[j] = opp(g, s[j]) if k in scalar else opp(obs[g], mask[g])
+                    actions[j] = opp(g, s[j]) if k in scalar else opp(env.float_view(obs[g]), mask[g])
             o2, m2, s2, _, ended, final = env.step_games(active, actions)
             for k in scalar:
                 mine = slot[active] == k
                 opponents[k].played(env.engine, active[mine], actions[mine], ended[mine])
-            obs[active] = env.float_view(o2)
+            obs[active] = o2
             mask[active] = m2
             seat[active] = s2
             decisions += len(active)
@@ -178,6 +191,7 @@ def collect(
     reward_arr[done] = [final_reward[int(k)] for k in key[done]]
     return Rollout(
         obs=cat["obs"][order],
+        obs_scale=scale,
         priv=cat["priv"][order],
         mask=cat["mask"][order],
         action=cat["action"][order].astype(np.int64),
@@ -270,7 +284,12 @@ def collect_shard(task: RolloutTask) -> Rollout:
     key = (task.rules, task.num_games)
     if key not in _ENVS:
         _ENVS[key] = VectorEnv(
-            task.rules, num_envs=task.num_games, autoreset_mode=AutoresetMode.SAME_STEP, final_obs=False, copy=False
+            task.rules,
+            num_envs=task.num_games,
+            autoreset_mode=AutoresetMode.SAME_STEP,
+            final_obs=False,
+            copy=False,
+            obs_dtype="uint8",
         )
 
     def frozen(sd: StateDict) -> PolicyNet:
@@ -302,8 +321,10 @@ def merge(parts: Sequence[Rollout]) -> Rollout:
     and seconds add up (seconds: of all processes together)."""
     if len(parts) == 1:
         return parts[0]
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"obs_scale": parts[0].obs_scale}
     for f in fields(Rollout):
+        if f.name == "obs_scale":
+            continue
         values = [getattr(p, f.name) for p in parts]
         out[f.name] = np.concatenate(values) if isinstance(values[0], np.ndarray) else sum(values)
     return Rollout(**out)

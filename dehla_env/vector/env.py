@@ -96,7 +96,7 @@ from ..errors import IllegalMoveError
 from ..rewards import reward_kind, side0_reward
 from ..rules import Rules, make_rules
 from .engine import BID, DONE, DRAW, PLAY, TRUMP, BatchEngine
-from .observe import BatchObserver
+from .observe import BatchObserver, float_observations
 
 _POOL_SIZE = 3
 
@@ -233,7 +233,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         """The float32 observation of ``obs`` (codes with ``obs_dtype="uint8"``; floats pass)."""
         if obs.dtype == np.float32:
             return obs
-        return obs.astype(np.float32) / self.observer.scale
+        return float_observations(obs, self.observer.scale)
 
     # ------------------------------------------------------------------ episode
     def reset(

@@ -160,6 +160,13 @@ def match_features(rules: Rules, m: dict[str, np.ndarray], seat_side: np.ndarray
     return codes / match_denominators(rules).astype(np.float32)
 
 
+def float_observations(codes: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """The float32 observations of uint8 ``codes`` over the per-column ``scale``
+    (:attr:`BatchObserver.scale`): bit for bit the float32 rows (see the module
+    docstring). The one decoding, for the vector env and for rollouts stored as codes."""
+    return codes.astype(np.float32) / scale
+
+
 class BatchObserver:
     """Flat observations of a :class:`BatchEngine`'s games; see the module docstring."""
 
