@@ -321,10 +321,9 @@ def merge(parts: Sequence[Rollout]) -> Rollout:
     and seconds add up (seconds: of all processes together)."""
     if len(parts) == 1:
         return parts[0]
-    out: dict[str, Any] = {"obs_scale": parts[0].obs_scale}
+    out: dict[str, Any] = {}
     for f in fields(Rollout):
-        if f.name == "obs_scale":
-            continue
         values = [getattr(p, f.name) for p in parts]
         out[f.name] = np.concatenate(values) if isinstance(values[0], np.ndarray) else sum(values)
+    out["obs_scale"] = parts[0].obs_scale  # the ruleset's, the same in every shard
     return Rollout(**out)
