@@ -156,8 +156,9 @@ class Args:
     max_grad_norm: float = 0.5
     """gradient clipping"""
     bf16_update: bool = False
-    """run the update's forward and backward passes in bfloat16 autocast (the weights,
-    the optimiser and the losses stay float32; the rollout is untouched): about 2.5x
+    """run the update's forward and backward passes, and the critic's values for GAE, in
+    bfloat16 autocast (the weights, the optimiser and the losses stay float32; the
+    rollout is untouched): about 2.5x
     faster updates on a CPU with AVX512-BF16 (benchmarks/update_speed.py); a CPU without
     bfloat16 instructions emulates it"""
     privileged_critic: bool = True
