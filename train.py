@@ -158,9 +158,8 @@ class Args:
     bf16_update: bool = False
     """run the update's forward and backward passes, and the critic's values for GAE, in
     bfloat16 autocast (the weights, the optimiser and the losses stay float32; the
-    rollout is untouched): about 2.5x
-    faster updates on a CPU with AVX512-BF16 (benchmarks/update_speed.py); a CPU without
-    bfloat16 instructions emulates it"""
+    rollout is untouched): about 2.5x faster updates on a CPU with AVX512-BF16
+    (benchmarks/update_speed.py); a CPU without bfloat16 instructions emulates it"""
     privileged_critic: bool = True
     """the critic reads the hidden cards too (training only)"""
     # --- evaluation and checkpoints
@@ -203,12 +202,12 @@ CHUNK = 8192
 def update_inputs(
     policy: PolicyNet, critic: ValueNet, r: selfplay.Rollout, a: Args
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The policy's and the critic's inputs for every sample of the rollout, built once
-    per update instead of once per minibatch and epoch: the card features of an
-    observation do not change between epochs, and with ``bf16_update`` the inputs are
-    stored in bfloat16, the cast autocast would otherwise make at every minibatch (the
-    same numbers: the features are sums of a few 0/1 or 1/2 entries, exact in either
-    type, rounded to bfloat16 once either way). Half the bytes to gather per minibatch."""
+    """The policy's and the critic's inputs for every sample of the rollout, decoded from
+    its observation codes and built once per update instead of once per minibatch and
+    epoch: the card features of an observation do not change between epochs, and with
+    ``bf16_update`` the inputs are stored in bfloat16, the cast autocast would otherwise
+    make at every minibatch (the same numbers: the features are sums of a few 0/1 or 1/2
+    entries, exact in either type, rounded to bfloat16 once either way)."""
     dtype = torch.bfloat16 if a.bf16_update else torch.float32
     (t, d), p = r.obs.shape, r.priv.shape[1]
     policy_in = torch.empty(t, policy.input_size, dtype=dtype)
