@@ -256,7 +256,7 @@ def ppo_update(
             mb = perm[start : start + a.minibatch_size]
             legal = mask.index_select(0, mb)
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16_update):
-                logits = policy.net(policy_in.index_select(0, mb)).masked_fill(~legal, float("-inf")).float()
+                logits = policy.masked_net_logits(policy_in.index_select(0, mb), legal).float()
                 value = critic(critic_in.index_select(0, mb)).float()
             logp_all = torch.log_softmax(logits, -1)
             logp = logp_all.gather(1, act[mb, None]).squeeze(1)

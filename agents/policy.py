@@ -72,8 +72,12 @@ class PolicyNet(nn.Module):
         return self.net(self.net_input(obs))
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        logits = self.forward(obs)
-        return logits.masked_fill(~mask, float("-inf"))
+        return self.masked_net_logits(self.net_input(obs), mask)
+
+    def masked_net_logits(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The logits, illegal actions at ``-inf``, from the MLP's input ``x``
+        (:meth:`net_input`, which the PPO update prepares once per rollout)."""
+        return self.net(x).masked_fill(~mask, float("-inf"))
 
     def config(self) -> dict[str, Any]:
         return {"obs_size": self.obs_size, "hidden": list(self.hidden), "card_features": self.card_features}
