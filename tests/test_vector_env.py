@@ -15,6 +15,8 @@ from agents.batched import CardSensePolicy, RandomPolicy, TenSafePolicy, TorchPo
 from dehla_env import IllegalMoveError
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.encoding import layout_for
+from dehla_env.rewards import RewardKind, side0_reward
+from dehla_env.rules import make_rules
 from dehla_env.vector import LearnerVectorEnv, random_legal, vector_env
 
 RULESETS: list[tuple[str, dict[str, Any]]] = [
@@ -392,3 +394,29 @@ def test_memory_per_game_allows_65536_games_in_2_gb() -> None:
     per_game = peak / n
     assert per_game * 65536 < 1.5 * 2**30, f"{per_game:.0f} bytes per game"
     assert env.engine.nbytes() / n < 4000
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "kinds"),
+    [
+        ("dehla", ["win", "tens", "tricks"]),
+        ("court-piece", ["win", "tricks", "points"]),
+        ("coat-pees", ["win", "tricks", "points"]),
+    ],
+)
+def test_a_hand_paid_alone_is_paid_what_a_batch_of_hands_pays(ruleset: str, kinds: list[str]) -> None:
+    """``side0_reward`` takes plain numbers for one hand (``raw_env``) and arrays for a
+    batch (the vector env, the trainer): the same table, the same floats."""
+    rules = make_rules(ruleset)
+    rng = np.random.default_rng(4)
+    g = 500
+    winner, kot = rng.integers(-1, 2, g), rng.integers(-1, 2, g)
+    tens, tricks, score = rng.integers(0, 5, (g, 2)), rng.integers(0, 14, (g, 2)), rng.integers(-26, 27, (g, 2))
+    for kind in map(RewardKind, kinds):
+        batch = side0_reward(kind, rules, winner, tens, tricks, kot, score)
+        one = [
+            side0_reward(kind, rules, int(w), tuple(t.tolist()), list(r.tolist()), int(k), tuple(s.tolist()))
+            for w, t, r, k, s in zip(winner, tens, tricks, kot, score, strict=True)
+        ]
+        assert all(type(x) is float for x in one)
+        assert batch.dtype == np.float64 and batch.tolist() == one, kind
