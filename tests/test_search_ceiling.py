@@ -1,0 +1,50 @@
+"""``benchmarks/search_ceiling.py``: its searcher's worlds are the true deal, and only
+in the processes where the swap is installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+import agents.arena.play as arena_play
+from agents import sampler
+from dehla_env import MatchState, make_rules
+from dehla_env.cards import shuffled_deck
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "search_ceiling.py"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("search_ceiling", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["search_ceiling"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("ruleset", ["dehla", "dehla-direct"])
+def test_the_ceiling_searcher_samples_the_true_deal(ruleset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # restored after the test: the swap must not leak into other tests
+    monkeypatch.setattr(arena_play, "view_of", arena_play.view_of)
+    monkeypatch.setattr(sampler.WorldSampler, "sample", sampler.WorldSampler.sample)
+    rules = make_rules(ruleset)
+    rng = np.random.default_rng(3)
+    match = MatchState(rules, 0)
+    match.apply_deal(shuffled_deck(rng))
+    fair = sampler.WorldSampler(arena_play.view_of(match, 1)).sample(rng)
+    assert fair.hands != tuple(match.hand.hands)  # a fair world is almost surely another deal
+
+    _load()._install_oracle()
+    for _ in range(6):  # a few moves in, the deal is still the true one
+        view = arena_play.view_of(match, match.hand.to_act)
+        worlds = sampler.WorldSampler(view)
+        deal = worlds.sample(rng)
+        assert deal.hands == tuple(match.hand.hands)
+        assert worlds.world(deal).hands == match.hand.hands
+        match.apply_action(view.legal_actions[0])
