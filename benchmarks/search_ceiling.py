@@ -1,6 +1,7 @@
 """How far search could go at all: a searcher that sees every card, against an opponent.
 
-    python benchmarks/search_ceiling.py [--spec SPEC] [--b hard] [--rules dehla] [--deals 1000] [--seed 7] [--workers 2]
+    python benchmarks/search_ceiling.py [--spec SPEC] [--b hard] [--rules dehla] [--option trump=chosen]
+                                        [--deals 1000] [--seed 7] [--workers 2]
 
 A measurement, not an agent: the arena's own duel (:func:`agents.arena.play.play_deal`:
 its duplicate deals, seeds, seating and scoring) with A's searcher (any ``search:``
@@ -40,7 +41,7 @@ from agents.arena.results import DuelResult  # noqa: E402
 from agents.sampler import Deal  # noqa: E402
 from dehla_env.engine import HandState, MatchState  # noqa: E402
 from dehla_env.engine.hand import FIRST_STAGE_CARDS  # noqa: E402
-from dehla_env.rules import make_rules  # noqa: E402
+from dehla_env.rules import make_rules, parse_option_pairs  # noqa: E402
 from dehla_env.view import PlayerView  # noqa: E402
 
 #: the hand the arena is asking about now (set by the recording ``view_of``)
@@ -76,13 +77,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--spec", default="search:batch=1,playout=policy:dehla-playout,k=1,depth=7,rdepth=7")
     p.add_argument("--b", default="hard", help="the opponent (any agent spec)")
     p.add_argument("--rules", default="dehla")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rules option")
     p.add_argument("--deals", type=int, default=1000)
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--workers", type=int, default=2)
     args = p.parse_args(argv)
     if not args.spec.startswith("search:"):
         p.error("--spec must be a search: spec (it is the one given the true worlds)")
-    rules = make_rules(args.rules)
+    rules = make_rules(args.rules, parse_option_pairs(args.option))
     n = max(1, args.workers)
     bounds = np.linspace(0, args.deals, n + 1).astype(int)
     tasks = [
@@ -103,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - t
     duel = DuelResult(rules, args.spec, args.b, args.seed, "hand", None, None, records, seconds, clock, n)
     w = duel.win_rate
-    print(f"{args.rules}: {args.spec} seeing every card vs {args.b}, {duel.deals} deals (seed {args.seed})")
+    print(f"{rules}: {args.spec} seeing every card vs {args.b}, {duel.deals} deals (seed {args.seed})")
     print(f"A's share of hands won   {w.value:.3f} [{w.low:.3f}, {w.high:.3f}]")
     swings = duel.swings()
     assert swings is not None
