@@ -36,7 +36,8 @@ import numpy as np  # noqa: E402
 
 import agents.arena.play as arena_play  # noqa: E402
 from agents import sampler  # noqa: E402
-from agents.arena.play import Clock, DealRecord, Task, play_deal  # noqa: E402
+from agents.arena.play import Clock, Task, run_chunk  # noqa: E402
+from agents.arena.pool import chunks, worker_init  # noqa: E402
 from agents.arena.results import DuelResult  # noqa: E402
 from agents.sampler import Deal  # noqa: E402
 from dehla_env.engine import HandState, MatchState  # noqa: E402
@@ -67,9 +68,11 @@ def _install_oracle() -> None:
     sampler.WorldSampler.sample = true_deal  # type: ignore[method-assign]
 
 
-def _play(task: Task) -> tuple[list[DealRecord], Clock]:
-    clock: Clock = {}
-    return [play_deal(task, i, clock) for i in range(task.start, task.stop)], clock
+def _oracle_worker() -> None:
+    """A worker of this script: the arena's (one torch thread, Ctrl-C to the parent),
+    seeing every card."""
+    worker_init()
+    _install_oracle()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,18 +89,13 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--spec must be a search: spec (it is the one given the true worlds)")
     rules = make_rules(args.rules, parse_option_pairs(args.option))
     n = max(1, args.workers)
-    bounds = np.linspace(0, args.deals, n + 1).astype(int)
-    tasks = [
-        Task(rules, args.spec, args.b, None, None, args.seed, "hand", int(s), int(e))
-        for s, e in zip(bounds[:-1], bounds[1:], strict=True)
-        if e > s
-    ]
+    tasks = [Task(rules, args.spec, args.b, None, None, args.seed, "hand", s, e) for s, e in chunks(args.deals, n)]
     t = time.perf_counter()
-    with ProcessPoolExecutor(n, initializer=_install_oracle) as pool:  # the swap lives in the workers only
-        parts = list(pool.map(_play, tasks))
-    records = [r for part, _ in parts for r in part]
+    with ProcessPoolExecutor(n, initializer=_oracle_worker) as pool:  # the swap lives in the workers only
+        parts = list(pool.map(run_chunk, tasks))
+    records = [r for _, part, _, _ in parts for r in part]
     clock: Clock = {}
-    for _, c in parts:
+    for _, _, c, _ in parts:
         for spec, (s, k) in c.items():
             entry = clock.setdefault(spec, [0.0, 0.0])
             entry[0] += s
