@@ -211,7 +211,8 @@ def update_inputs(
     dtype = torch.bfloat16 if a.bf16_update else torch.float32
     (t, d), p = r.obs.shape, r.priv.shape[1]
     policy_in = torch.empty(t, policy.input_size, dtype=dtype)
-    critic_in = torch.zeros(t, d + p, dtype=dtype)
+    # without the privileged critic its hidden-card columns stay zero; with it every entry is written below
+    critic_in = (torch.empty if a.privileged_critic else torch.zeros)(t, d + p, dtype=dtype)
     with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16_update):
         for i in range(0, t, CHUNK):
             rows = slice(i, i + CHUNK)

@@ -616,6 +616,10 @@ def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: 
     with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
         assert torch.equal(policy.net(policy_in[mb]), policy(obs))
         assert torch.equal(critic(critic_in[mb]), critic(torch.cat([obs, priv], -1)))
+    # without the privileged critic the hidden cards are zeros, the observation the same
+    _, blind = train.update_inputs(policy, critic, rollout, train.Args(bf16_update=bf16, privileged_critic=False))
+    assert rollout.priv.any() and not blind[:, 826:].any()
+    assert torch.equal(blind[:, :826], critic_in[:, :826])
 
 
 def test_a_resumed_run_keeps_the_adam_step_its_checkpoint_saved() -> None:
