@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,8 +35,8 @@ import numpy as np  # noqa: E402
 
 import agents.arena.play as arena_play  # noqa: E402
 from agents import sampler  # noqa: E402
-from agents.arena.play import Clock, Task, run_chunk  # noqa: E402
-from agents.arena.pool import chunks, worker_init  # noqa: E402
+from agents.arena.play import Task  # noqa: E402
+from agents.arena.pool import chunks, execute, worker_init  # noqa: E402
 from agents.arena.results import DuelResult  # noqa: E402
 from agents.sampler import Deal  # noqa: E402
 from dehla_env.engine import HandState, MatchState  # noqa: E402
@@ -90,16 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     rules = make_rules(args.rules, parse_option_pairs(args.option))
     n = max(1, args.workers)
     tasks = [Task(rules, args.spec, args.b, None, None, args.seed, "hand", s, e) for s, e in chunks(args.deals, n)]
+    if n == 1:  # the arena plays a single chunk in this process: the swap goes here
+        _install_oracle()
     t = time.perf_counter()
-    with ProcessPoolExecutor(n, initializer=_oracle_worker) as pool:  # the swap lives in the workers only
-        parts = list(pool.map(run_chunk, tasks))
-    records = [r for _, part, _, _ in parts for r in part]
-    clock: Clock = {}
-    for _, _, c, _ in parts:
-        for spec, (s, k) in c.items():
-            entry = clock.setdefault(spec, [0.0, 0.0])
-            entry[0] += s
-            entry[1] += k
+    records, clock, _ = execute(tasks, n, False, initializer=_oracle_worker)[None]
     seconds = time.perf_counter() - t
     duel = DuelResult(rules, args.spec, args.b, args.seed, "hand", None, None, records, seconds, clock, n)
     w = duel.win_rate

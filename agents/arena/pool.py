@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
@@ -132,10 +132,17 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         p.join(timeout=5)
 
 
-def execute(tasks: Sequence[Task], workers: int, progress: bool, cluster: RayCluster | None = None) -> Collected:
+def execute(
+    tasks: Sequence[Task],
+    workers: int,
+    progress: bool,
+    cluster: RayCluster | None = None,
+    initializer: Callable[[], None] = worker_init,
+) -> Collected:
     """Run every chunk (in ``workers`` local processes, or as Ray tasks on ``cluster``);
     results per task key, records sorted by deal. Any exception, KeyboardInterrupt
-    included, stops the workers before it propagates."""
+    included, stops the workers before it propagates. ``initializer``: what each local
+    worker process runs first (:func:`worker_init`, or a measurement's own that calls it)."""
     bar = make_progress(sum(t.stop - t.start for t in tasks)) if progress else None
     out: Collected = {}
 
@@ -158,7 +165,7 @@ def execute(tasks: Sequence[Task], workers: int, progress: bool, cluster: RayClu
                 for task in tasks:
                     collect(*run_chunk(task))
         else:
-            pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_init)
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=initializer)
             try:
                 futures = [pool.submit(run_chunk, task) for task in tasks]
                 for future in as_completed(futures):
