@@ -14,6 +14,7 @@ training checkpoints, ``critic``, ``optimizer``, ``rng`` and ``step`` state (see
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import re
@@ -25,6 +26,7 @@ import torch
 from torch import nn
 
 from dehla_env.actions import NUM_ACTIONS
+from dehla_env.augment import ALL_PERMUTATIONS, suit_permutation_maps
 from dehla_env.encoding import encode_view, layout_for, observation_size
 from dehla_env.rules import Rules, RulesError, make_rules
 from dehla_env.view import PlayerView
@@ -188,9 +190,18 @@ def cached_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
     return hit[1], hit[2]
 
 
+@functools.cache
+def relabel_indices(num_players: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """For all 24 suit relabellings (:mod:`dehla_env.augment`): the gather index of each
+    relabelled observation (24, D) and the relabelled action of every action (24, 85)."""
+    maps = [suit_permutation_maps(perm, num_players) for perm in ALL_PERMUTATIONS]
+    return torch.as_tensor(np.stack([m[0] for m in maps])), torch.as_tensor(np.stack([m[2] for m in maps]))
+
+
 class PolicyAgent(Agent):
     """A trained policy as an agent: ``policy:PATH`` (greedy by default;
-    ``policy:path=PATH,sample=1`` samples from its distribution)."""
+    ``policy:path=PATH,sample=1`` samples from its distribution; ``relabel=1`` averages
+    it over the suit relabellings, :meth:`_logits`)."""
 
     name = "policy"
 
@@ -201,6 +212,7 @@ class PolicyAgent(Agent):
         seed: int | None = None,
         sample: bool = False,
         net: PolicyNet | None = None,
+        relabel: bool = False,
     ) -> None:
         """Load ``path`` (cached per process), or wrap an in-memory ``net``."""
         super().__init__(seed)
@@ -215,15 +227,30 @@ class PolicyAgent(Agent):
         if self.net.obs_size != observation_size(rules):
             raise ValueError(f"{path} expects observations of {self.net.obs_size}, not {observation_size(rules)}")
         self.sample = sample
+        self.relabel = relabel
+        self.players = rules.players
         self.path = str(path)
 
     @torch.no_grad()
     def _logits(self, view: PlayerView) -> torch.Tensor:
-        """The network's logits for ``view``, -inf on the illegal actions."""
-        obs = torch.as_tensor(encode_view(view))[None]
-        mask = torch.full((NUM_ACTIONS,), float("-inf"))
-        mask[list(view.legal_actions)] = 0.0
-        return self.net(obs)[0] + mask
+        """The network's logits for ``view``, -inf on the illegal actions.
+
+        With ``relabel``: the mean of its log-probabilities over the 24 suit
+        relabellings of the game (each relabelled game is the same game with the suits
+        renamed, R0.1: no rule depends on which suit is which), each mapped back to this
+        game's actions. A network trained without that symmetry does not have it (its
+        greedy move changes under relabelling at many decisions), and the average plays
+        better than any one relabelling: an ensemble at the cost of one 24-row forward
+        pass (README, Results)."""
+        obs = torch.as_tensor(encode_view(view))
+        illegal = torch.ones(NUM_ACTIONS, dtype=torch.bool)
+        illegal[list(view.legal_actions)] = False
+        if not self.relabel:
+            return self.net(obs[None])[0].masked_fill(illegal, float("-inf"))
+        gather_obs, new_action = relabel_indices(self.players)
+        logits = torch.gather(self.net(obs[gather_obs]), 1, new_action)  # row p, column a: a relabelled by p
+        logp = torch.log_softmax(logits.masked_fill(illegal, float("-inf")), -1)
+        return logp.mean(0).masked_fill(illegal, float("-inf"))
 
     def probabilities(self, view: PlayerView) -> np.ndarray:
         """The policy's move distribution at ``view`` (``NUM_ACTIONS`` float64, 0 on the

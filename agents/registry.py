@@ -191,7 +191,7 @@ def _policy(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         raise ValueError("policy agents need torch: pip install 'dehla[train]'")
     from .policy import PolicyAgent
 
-    return PolicyAgent(path, rules, seed, sample=p["sample"])
+    return PolicyAgent(path, rules, seed, sample=p["sample"], relabel=p["relabel"])
 
 
 #: the search parameters ``search:batch=1`` has no use for (it has no time budget,
@@ -306,6 +306,7 @@ AGENTS: dict[str, AgentEntry] = {
             (
                 Param("path", str, None, "shipped policy name or checkpoint path"),
                 Param("sample", bool, False, "sample from the policy instead of its greedy move"),
+                Param("relabel", bool, False, "average the network over the 24 suit relabellings of the game"),
             ),
             _policy,
             positional="path",

@@ -1,0 +1,69 @@
+"""``policy:NAME,relabel=1``: the network averaged over the 24 suit relabellings.
+
+Renaming the suits maps a game to the same game (R0.1: no rule depends on which suit is
+which; trump, the suit led and bids follow the names). A policy that averages over every
+renaming therefore plays the renamed game exactly as it plays the original, renamed: it
+is equivariant, which the network alone is not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.policy import PolicyAgent
+from agents.registry import make_agent
+from dehla_env.actions import NUM_ACTIONS
+from dehla_env.augment import suit_permutation_maps
+from dehla_env.engine import MatchState, Phase
+from dehla_env.rules import make_rules
+from dehla_env.view import view_of
+
+PERM = (2, 0, 3, 1)  # clubs -> hearts, diamonds -> clubs, hearts -> spades, spades -> diamonds
+
+
+def _twin_games(rules, seed: int, moves: int):
+    """The same game twice, the second with every suit renamed by ``PERM``: the views of
+    the seat to act in both after each move (random legal moves, stopped before any R1.4
+    draw, whose cards are drawn by position)."""
+    new_action = suit_permutation_maps(PERM, rules.players)[2]
+    rng = np.random.default_rng(seed)
+    a, b = MatchState(rules, 0), MatchState(rules, 0)
+    deck = a.random_deck(rng)
+    a.apply_deal(deck)
+    b.apply_deal([int(new_action[c]) for c in deck])  # card ids are actions 0..51
+    for _ in range(moves):
+        if a.hand.phase in (Phase.DONE, Phase.DRAW) or a.is_chance():
+            return
+        seat = a.current_player()
+        yield view_of(a, seat), view_of(b, seat), new_action
+        move = int(rng.choice(a.legal_actions()))
+        a.apply_action(move)
+        b.apply_action(int(new_action[move]))
+
+
+@pytest.mark.parametrize("name", ["dehla", "court-piece"])
+def test_the_relabelled_policy_plays_a_renamed_game_as_the_renamed_original(name: str) -> None:
+    rules = make_rules(name)
+    averaged = make_agent(f"policy:{name},relabel=1", rules, 0)
+    plain = make_agent(f"policy:{name}", rules, 0)
+    assert isinstance(averaged, PolicyAgent) and averaged.relabel and not plain.relabel
+    plain_moved = 0
+    for seed in range(3):
+        for va, vb, new_action in _twin_games(rules, seed, 30):
+            pa, pb = averaged.probabilities(va), averaged.probabilities(vb)
+            np.testing.assert_allclose(pb[new_action], pa, atol=2e-5)  # the same play, renamed
+            qa, qb = plain.probabilities(va), plain.probabilities(vb)
+            plain_moved = max(plain_moved, float(np.abs(qb[new_action] - qa).max()))
+    assert plain_moved > 0.05  # the network alone is not equivariant: the average is not a no-op
+
+
+def test_relabelling_averages_log_probabilities_and_keeps_moves_legal() -> None:
+    rules = make_rules("dehla")
+    agent = make_agent("policy:dehla,relabel=1", rules, 0)
+    assert isinstance(agent, PolicyAgent)
+    for va, _vb, _ in _twin_games(rules, 5, 20):
+        probs = agent.probabilities(va)
+        legal = np.zeros(NUM_ACTIONS, dtype=bool)
+        legal[list(va.legal_actions)] = True
+        assert probs.sum() == pytest.approx(1.0) and (probs[~legal] == 0).all() and (probs[legal] > 0).all()
+        assert agent.act(va) in va.legal_actions
