@@ -5,7 +5,7 @@ and the configs take::
 
     NAME                      hard
     NAME:KEY=VALUE[,...]      search:k=16,depth=5
-    policy:WHERE[,KEY=VALUE]  policy:dehla   policy:runs/x/policy.pt,sample=1
+    policy:WHERE[,KEY=VALUE]  policy:dehla   policy:dehla,relabel=1   policy:runs/x/policy.pt,sample=1
 
 :data:`AGENTS` lists every name with its parameters (type, default, meaning); an
 unknown name or parameter, or a value of the wrong type, is a ``ValueError`` that lists
