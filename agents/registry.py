@@ -154,9 +154,20 @@ def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         prune=1.0 if p["prune"] is None else p["prune"],
         rollout_depth=p["rdepth"],
         opponents=opponents,
-        prior=_policy_param(p, rules, "prior"),
+        prior=_prior(p, rules),
         keep=p["keep"],
     )
+
+
+def _prior(p: dict[str, Any], rules: Rules) -> PolicyAgent | None:
+    """A search spec's ``prior``, averaged over the suit relabellings with ``relabel``
+    (what ``policy:NAME,relabel=1`` plays; a nested spec cannot carry its own commas)."""
+    prior = _policy_param(p, rules, "prior")
+    if p["relabel"]:
+        if prior is None:
+            raise ValueError("search: relabel averages the prior over the suit relabellings; give prior=policy:NAME")
+        prior.relabel = True
+    return prior
 
 
 def _policy_param(p: dict[str, Any], rules: Rules, key: str) -> PolicyAgent | None:
@@ -229,7 +240,7 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         seed=seed,
         margin=p["margin"],
         rollout_depth=p["rdepth"],
-        prior=_policy_param(p, rules, "prior"),
+        prior=_prior(p, rules),
         keep=p["keep"],
         prune=p["prune"] or 0.0,
         belief=_belief(p, rules),
@@ -284,6 +295,7 @@ AGENTS: dict[str, AgentEntry] = {
                 Param("opp", str, None, "agent spec for the opponents in playouts (none: playout)", nullable=True),
                 Param("prior", str, None, "policy spec whose move probabilities prune the moves", nullable=True),
                 Param("keep", float, 1.0, "with prior: the share of its mass kept, most probable first", 0),
+                Param("relabel", bool, False, "with prior: average it over the 24 suit relabellings"),
                 Param(
                     "belief",
                     str,

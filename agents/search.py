@@ -63,6 +63,8 @@ Options (``search:k=48,depth=5,budget_ms=100,playout=rule``)::
                    candidates before any world is scored (default none)
     ``keep``       with ``prior``: the candidates kept, most probable first, until they
                    hold this much of the prior's mass (default 1: all)
+    ``relabel``    with ``prior``: the prior averaged over the 24 suit relabellings, as
+                   ``policy:NAME,relabel=1`` plays (default 0)
 
 The bot reads only its view: the worlds come from the view and the bot's own
 generator, so re-dealing the hidden cards consistently changes nothing it does

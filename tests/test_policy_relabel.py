@@ -67,3 +67,22 @@ def test_relabelling_averages_log_probabilities_and_keeps_moves_legal() -> None:
         legal[list(va.legal_actions)] = True
         assert probs.sum() == pytest.approx(1.0) and (probs[~legal] == 0).all() and (probs[legal] > 0).all()
         assert agent.act(va) in va.legal_actions
+
+
+def test_a_search_takes_the_relabelled_prior_with_its_own_relabel_parameter() -> None:
+    """A nested spec cannot carry its own commas, so ``search:...,prior=policy:NAME,relabel=1``
+    gives the search the prior that ``policy:NAME,relabel=1`` plays."""
+    from agents.search import SearchAgent
+
+    rules = make_rules("dehla")
+    for spec in (
+        "search:k=4,prior=policy:dehla,keep=0.9,relabel=1",
+        "search:batch=1,playout=cardsense,k=4,prior=policy:dehla,relabel=1",
+    ):
+        search = make_agent(spec, rules, 0)
+        assert isinstance(search, SearchAgent) and search.prior is not None
+        view = next(v for v, _, _ in _twin_games(rules, 1, 3))
+        alone = make_agent("policy:dehla,relabel=1", rules, 0)
+        np.testing.assert_array_equal(search.prior.probabilities(view), alone.probabilities(view))
+    with pytest.raises(ValueError, match="relabel averages the prior"):
+        make_agent("search:k=4,relabel=1", rules, 0)
