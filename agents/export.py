@@ -4,12 +4,17 @@ TorchScript module or an ONNX graph.
     python -m agents.export runs/RUN/checkpoint.pt --out agents/checkpoints/dehla.pt
     python -m agents.export runs/RUN/checkpoint.pt --out dehla.onnx --format onnx
     python -m agents.export runs/RUN/checkpoint.pt --out dehla.pt --average-snapshots 4
+    python -m agents.export agents/checkpoints/dehla.pt --out dehla.onnx --format onnx --relabel
 
 ``--average-snapshots K`` plays the uniform average of the final weights and the last
 ``K`` frozen snapshots that train.py keeps for its opponent pool (taken every
 ``snapshot_every`` updates). Averaging the weights along the end of one run (as in
 stochastic weight averaging) smooths out the update-to-update noise of PPO at a
 fixed learning rate; whether it helps is a question for the arena, not an assumption.
+
+``--relabel`` (TorchScript and ONNX): the graph averages the network over the 24 suit
+relabellings of each observation, and plays what ``policy:PATH,relabel=1`` plays
+(:class:`agents.policy.RelabelledNet`); a policy file is played that way by its spec.
 """
 
 from __future__ import annotations
@@ -61,11 +66,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="file to write")
     parser.add_argument("--format", choices=["policy", "torchscript", "onnx"], default="policy")
     parser.add_argument("--average-snapshots", type=int, default=0, metavar="K")
+    parser.add_argument(
+        "--relabel", action="store_true", help="torchscript/onnx: average over the 24 suit relabellings"
+    )
     cli = parser.parse_args(argv)
     out = Path(cli.out)
     try:
         if cli.average_snapshots < 0:
             raise ValueError(f"--average-snapshots is 0 or more, not {cli.average_snapshots}")
+        if cli.relabel and cli.format == "policy":
+            raise ValueError(
+                "--relabel is for --format torchscript or onnx; a policy file plays it as policy:PATH,relabel=1"
+            )
         if out.is_dir():
             raise ValueError(f"--out {out} is a directory; give a file name")
         if not out.parent.is_dir():
@@ -76,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         if cli.format == "policy":
             torch.save(play, out)
         else:
-            (export_torchscript if cli.format == "torchscript" else export_onnx)(net, out)
+            (export_torchscript if cli.format == "torchscript" else export_onnx)(net, out, relabel=cli.relabel)
     except (ValueError, OSError) as e:
         print(f"python -m agents.export: {e}", file=sys.stderr)
         return 2

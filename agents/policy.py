@@ -267,10 +267,48 @@ class PolicyAgent(Agent):
         return int(self._logits(view).argmax())
 
 
-def export_torchscript(policy: str | Path | PolicyNet, out: str | Path) -> Path:
-    """Export a policy (a network or a checkpoint file) to TorchScript: ``logits = module(obs)``."""
+def policy_obs_size(net: nn.Module) -> int:
+    """The observation size of a :class:`PolicyNet` or :class:`RelabelledNet`."""
+    size = net.obs_size
+    assert isinstance(size, int)
+    return size
+
+
+class RelabelledNet(nn.Module):
+    """``obs -> logits``: the network's logits for the 24 suit relabellings of each
+    observation, each mapped back to this game's actions, averaged. Over the legal
+    actions its softmax and argmax are those of :class:`PolicyAgent` with ``relabel``
+    (the mean of masked log-probabilities differs from the mean of the logits by a
+    constant per position), so an export of it plays what ``policy:NAME,relabel=1``
+    plays, in a runtime without this package."""
+
+    gather_obs: torch.Tensor
+    new_action: torch.Tensor
+
+    def __init__(self, net: PolicyNet) -> None:
+        super().__init__()
+        self.net = net
+        self.obs_size = net.obs_size
+        gather_obs, new_action = relabel_indices(players_for_observation(net.obs_size))
+        self.register_buffer("gather_obs", gather_obs, persistent=False)
+        self.register_buffer("new_action", new_action, persistent=False)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        views = len(self.new_action)
+        logits = self.net(obs[:, self.gather_obs].reshape(-1, self.obs_size)).reshape(-1, views, NUM_ACTIONS)
+        return torch.gather(logits, 2, self.new_action.expand(logits.shape[0], -1, -1)).mean(1)
+
+
+def _exported(policy: str | Path | PolicyNet, relabel: bool) -> nn.Module:
     net = policy if isinstance(policy, PolicyNet) else load_policy(policy)[0]
-    scripted = torch.jit.trace(net, torch.zeros(1, net.obs_size))
+    return RelabelledNet(net) if relabel else net
+
+
+def export_torchscript(policy: str | Path | PolicyNet, out: str | Path, relabel: bool = False) -> Path:
+    """Export a policy (a network or a checkpoint file) to TorchScript: ``logits = module(obs)``;
+    with ``relabel`` the logits of :class:`RelabelledNet`."""
+    net = _exported(policy, relabel)
+    scripted = torch.jit.trace(net, torch.zeros(1, policy_obs_size(net)))
     out = Path(out)
     scripted.save(str(out))
     return out
@@ -281,7 +319,7 @@ class MaskedPolicy(nn.Module):
     greedy legal move. Exported so that a runtime without this package still plays only
     legal moves (the mask is an input; illegal actions get ``-inf``)."""
 
-    def __init__(self, net: PolicyNet) -> None:
+    def __init__(self, net: nn.Module) -> None:
         super().__init__()
         self.net = net
 
@@ -290,15 +328,16 @@ class MaskedPolicy(nn.Module):
         return logits, logits.argmax(-1)
 
 
-def export_onnx(policy: str | Path | PolicyNet, out: str | Path) -> Path:
+def export_onnx(policy: str | Path | PolicyNet, out: str | Path, relabel: bool = False) -> Path:
     """Export a policy (a network or a checkpoint file) to ONNX: inputs ``obs`` [batch, D]
     float32 and ``mask`` [batch, 85] bool (the legal actions), outputs ``logits`` (masked:
-    -inf where illegal) and ``action`` [batch] int64, the greedy legal action."""
-    net = policy if isinstance(policy, PolicyNet) else load_policy(policy)[0]
+    -inf where illegal) and ``action`` [batch] int64, the greedy legal action; with
+    ``relabel`` averaged over the suit relabellings (:class:`RelabelledNet`)."""
+    net = _exported(policy, relabel)
     out = Path(out)
     torch.onnx.export(
         MaskedPolicy(net).eval(),
-        (torch.zeros(1, net.obs_size), torch.ones(1, NUM_ACTIONS, dtype=torch.bool)),
+        (torch.zeros(1, policy_obs_size(net)), torch.ones(1, NUM_ACTIONS, dtype=torch.bool)),
         str(out),
         input_names=["obs", "mask"],
         output_names=["logits", "action"],
