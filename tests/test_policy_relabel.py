@@ -1,7 +1,8 @@
 """``policy:NAME,relabel=1``: the network averaged over the 24 suit relabellings.
 
-Renaming the suits maps a game to the same game (R0.1: no rule depends on which suit is
-which; trump, the suit led and bids follow the names). A policy that averages over every
+Renaming the suits maps a game to the same game (no rule ranks the suits: R0.4's trick
+rule knows only the suit led and trump, R4.2's bids "have no order"; trump, the suit
+led and bids follow the names). A policy that averages over every
 renaming therefore plays the renamed game exactly as it plays the original, renamed: it
 is equivariant, which the network alone is not."""
 
