@@ -237,8 +237,8 @@ class PolicyAgent(Agent):
 
         With ``relabel``: the mean of its log-probabilities over the 24 suit
         relabellings of the game (each relabelled game is the same game with the suits
-        renamed: no rule ranks the suits, R0.4 and R4.2's "suits have no order"), each mapped back to this
-        game's actions. A network trained without that symmetry does not have it (its
+        renamed: no rule ranks the suits, R0.4 and R4.2's "suits have no order"), each
+        mapped back to this game's actions. A network trained without that symmetry does not have it (its
         greedy move changes under relabelling at many decisions), and the average plays
         better than any one relabelling: an ensemble at the cost of one 24-row forward
         pass (README, Results)."""
