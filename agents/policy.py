@@ -228,7 +228,6 @@ class PolicyAgent(Agent):
             raise ValueError(f"{path} expects observations of {self.net.obs_size}, not {observation_size(rules)}")
         self.sample = sample
         self.relabel = relabel
-        self.players = rules.players
         self.path = str(path)
 
     @torch.no_grad()
@@ -247,10 +246,14 @@ class PolicyAgent(Agent):
         illegal[list(view.legal_actions)] = False
         if not self.relabel:
             return self.net(obs[None])[0].masked_fill(illegal, float("-inf"))
-        gather_obs, new_action = relabel_indices(self.players)
-        logits = torch.gather(self.net(obs[gather_obs]), 1, new_action)  # row p, column a: a relabelled by p
+        logits = self.relabelled.views(obs[None])[0]  # row p, column a: a relabelled by p
         logp = torch.log_softmax(logits.masked_fill(illegal, float("-inf")), -1)
         return logp.mean(0).masked_fill(illegal, float("-inf"))
+
+    @functools.cached_property
+    def relabelled(self) -> RelabelledNet:
+        """The network over the suit relabellings (built on the first ``relabel`` decision)."""
+        return RelabelledNet(self.net)
 
     def probabilities(self, view: PlayerView) -> np.ndarray:
         """The policy's move distribution at ``view`` (``NUM_ACTIONS`` float64, 0 on the
@@ -265,13 +268,6 @@ class PolicyAgent(Agent):
         if self.sample:
             return int(self.rng.choice(NUM_ACTIONS, p=self.probabilities(view)))
         return int(self._logits(view).argmax())
-
-
-def policy_obs_size(net: nn.Module) -> int:
-    """The observation size of a :class:`PolicyNet` or :class:`RelabelledNet`."""
-    size = net.obs_size
-    assert isinstance(size, int)
-    return size
 
 
 class RelabelledNet(nn.Module):
@@ -293,22 +289,29 @@ class RelabelledNet(nn.Module):
         self.register_buffer("gather_obs", gather_obs, persistent=False)
         self.register_buffer("new_action", new_action, persistent=False)
 
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+    def views(self, obs: torch.Tensor) -> torch.Tensor:
+        """(batch, 24, actions): the logits of each relabelling, mapped back to the
+        actions of the game as given."""
         views = len(self.new_action)
         logits = self.net(obs[:, self.gather_obs].reshape(-1, self.obs_size)).reshape(-1, views, NUM_ACTIONS)
-        return torch.gather(logits, 2, self.new_action.expand(logits.shape[0], -1, -1)).mean(1)
+        return torch.gather(logits, 2, self.new_action.expand(logits.shape[0], -1, -1))
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.views(obs).mean(1)
 
 
-def _exported(policy: str | Path | PolicyNet, relabel: bool) -> nn.Module:
+def _exported(policy: str | Path | PolicyNet, relabel: bool) -> tuple[nn.Module, int]:
+    """The module an export traces (the network, or it over the relabellings) and its
+    observation size."""
     net = policy if isinstance(policy, PolicyNet) else load_policy(policy)[0]
-    return RelabelledNet(net) if relabel else net
+    return (RelabelledNet(net) if relabel else net), net.obs_size
 
 
 def export_torchscript(policy: str | Path | PolicyNet, out: str | Path, relabel: bool = False) -> Path:
     """Export a policy (a network or a checkpoint file) to TorchScript: ``logits = module(obs)``;
     with ``relabel`` the logits of :class:`RelabelledNet`."""
-    net = _exported(policy, relabel)
-    scripted = torch.jit.trace(net, torch.zeros(1, policy_obs_size(net)))
+    net, obs_size = _exported(policy, relabel)
+    scripted = torch.jit.trace(net, torch.zeros(1, obs_size))
     out = Path(out)
     scripted.save(str(out))
     return out
@@ -333,11 +336,11 @@ def export_onnx(policy: str | Path | PolicyNet, out: str | Path, relabel: bool =
     float32 and ``mask`` [batch, 85] bool (the legal actions), outputs ``logits`` (masked:
     -inf where illegal) and ``action`` [batch] int64, the greedy legal action; with
     ``relabel`` averaged over the suit relabellings (:class:`RelabelledNet`)."""
-    net = _exported(policy, relabel)
+    net, obs_size = _exported(policy, relabel)
     out = Path(out)
     torch.onnx.export(
         MaskedPolicy(net).eval(),
-        (torch.zeros(1, policy_obs_size(net)), torch.ones(1, NUM_ACTIONS, dtype=torch.bool)),
+        (torch.zeros(1, obs_size), torch.ones(1, NUM_ACTIONS, dtype=torch.bool)),
         str(out),
         input_names=["obs", "mask"],
         output_names=["logits", "action"],

@@ -99,9 +99,11 @@ def test_export_to_torchscript_gives_the_same_logits(tmp_path: Path) -> None:
     torch.testing.assert_close(module(x), final(x))
 
 
-def test_an_onnx_policy_plays_a_whole_hand_legally_through_onnxruntime(tmp_path: Path) -> None:
+@pytest.mark.parametrize("relabel", [False, True], ids=["network", "relabelled"])
+def test_an_onnx_policy_plays_a_whole_hand_legally_through_onnxruntime(tmp_path: Path, relabel: bool) -> None:
     """The exported graph takes the mask: its action is legal at every decision, and it
-    is the torch policy's greedy legal action."""
+    is the torch policy's greedy legal action; exported with ``relabel``, the action of
+    ``policy:PATH,relabel=1`` (the network averaged over the suit relabellings)."""
     ort = pytest.importorskip("onnxruntime", reason="the onnx extra: pip install 'dehla[onnx]'")
     pytest.importorskip("onnx", reason="the onnx extra: pip install 'dehla[onnx]'")
     import numpy as np
@@ -110,9 +112,9 @@ def test_an_onnx_policy_plays_a_whole_hand_legally_through_onnxruntime(tmp_path:
     from dehla_env import raw_env
 
     net = PolicyNet(OBS, (32,), card_features=True)
-    path = export_onnx(net, tmp_path / "p.onnx")
+    path = export_onnx(net, tmp_path / "p.onnx", relabel=relabel)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    agent = PolicyAgent(None, make_rules("dehla"), net=net)
+    agent = PolicyAgent(None, make_rules("dehla"), net=net, relabel=relabel)
     env = raw_env()
     for seed in range(3):
         env.reset(seed=seed)
