@@ -134,6 +134,10 @@ class Args:
     """add a frozen copy of the policy to the pool every this many updates"""
     max_snapshots: int = 5
     """snapshots kept in the pool"""
+    relabel_rollouts: bool = False
+    """the learner sees each game of a rollout under a random renaming of the suits (a
+    renamed game is the same game, R0.4, R4.2) and learns from what it saw, so it meets
+    every position under all 24 namings (agents.training.selfplay.collect)"""
     reward: dict[str, float] = field(default_factory=lambda: {"win": 1.0, "tens": 0.25})
     """reward kind -> weight (dehla_env.rewards: win, tens, tricks, points)"""
     # --- PPO
@@ -451,7 +455,8 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                 set_lr(opt, a.learning_rate * max(0.0, 1.0 - update / a.updates))
             t0 = time.time()
             shards = selfplay.shard_tasks(
-                rules, a.num_games, max(1, a.num_workers), (a.seed, update), a.rounds, weights, policy, pool
+                rules, a.num_games, max(1, a.num_workers), (a.seed, update), a.rounds, weights, policy, pool,
+                a.relabel_rollouts,
             )
             r = selfplay.merge(workers.map(selfplay.collect_shard, shards))
             t_roll = time.time() - t0

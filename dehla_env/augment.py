@@ -12,6 +12,7 @@ its action can be relabelled together to give a new, equally valid training exam
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from itertools import permutations
 
@@ -78,6 +79,30 @@ def suit_permutation_maps(perm: tuple[int, ...], num_players: int = 4) -> tuple[
 def privileged_permutation(perm: tuple[int, ...], num_players: int = 4) -> np.ndarray:
     """Gather indices relabelling :func:`~dehla_env.encoding.privileged_features` by ``perm``."""
     return _gather(layout_permutation(privileged_layout(num_players), perm))
+
+
+@dataclass(frozen=True)
+class RelabelTables:
+    """Every relabelling at once, row ``p`` for ``ALL_PERMUTATIONS[p]``: what a batch whose
+    rows each take their own relabelling gathers with ``np.take_along_axis``."""
+
+    obs: np.ndarray  # (24, D) gather indices of the observation
+    action: np.ndarray  # (24, 85) the relabelled action of every action
+    action_back: np.ndarray  # (24, 85) action's inverse, which is also the mask's gather indices
+    privileged: np.ndarray  # (24, P) gather indices of the privileged critic features
+
+
+@cache
+def relabel_tables(num_players: int = 4) -> RelabelTables:
+    """:func:`suit_permutation_maps` and :func:`privileged_permutation` of every
+    permutation, stacked (computed once per seat count)."""
+    maps = [suit_permutation_maps(perm, num_players) for perm in ALL_PERMUTATIONS]
+    return RelabelTables(
+        obs=np.stack([m[0] for m in maps]),
+        action=np.stack([m[2] for m in maps]),
+        action_back=np.stack([m[1] for m in maps]),
+        privileged=np.stack([privileged_permutation(perm, num_players) for perm in ALL_PERMUTATIONS]),
+    )
 
 
 def relabel(

@@ -22,8 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from dehla_env.augment import ALL_PERMUTATIONS, suit_permutation_maps
-from dehla_env.cards import NUM_CARDS
+from dehla_env.augment import ALL_PERMUTATIONS, privileged_permutation, suit_permutation_maps
 from dehla_env.encoding import ObservationEncoder, privileged_features
 from dehla_env.engine import MatchState
 from dehla_env.rewards import last_hand_side0_reward, reward_weights
@@ -109,19 +108,6 @@ def record_teacher(task: TeacherTask) -> dict[str, np.ndarray]:
     }
 
 
-def privileged_suit_index(suits: tuple[int, ...], players: int) -> np.ndarray:
-    """Gather indices relabelling the suits of :func:`privileged_features` by ``suits``."""
-    cards = np.array([suits[c // 13] * 13 + c % 13 for c in range(NUM_CARDS)])
-    forward = np.arange(players * NUM_CARDS + NUM_CARDS + 4)
-    for block in range(players + 1):
-        forward[block * NUM_CARDS : (block + 1) * NUM_CARDS] = block * NUM_CARDS + cards
-    base = (players + 1) * NUM_CARDS
-    forward[base : base + 4] = base + np.array(suits)
-    index = np.empty_like(forward)
-    index[forward] = np.arange(len(forward))
-    return index
-
-
 def fit(
     policy: PolicyNet,
     critic: ValueNet,
@@ -154,7 +140,7 @@ def fit(
             suits = ALL_PERMUTATIONS[int(torch.randint(len(ALL_PERMUTATIONS), (1,), generator=gen))]
             oi, mi, af = suit_permutation_maps(suits, players)
             o, m, y = obs[mb][:, oi], mask[mb][:, mi], torch.from_numpy(af)[act[mb]]
-            c = priv[mb][:, torch.from_numpy(privileged_suit_index(suits, players))]
+            c = priv[mb][:, torch.from_numpy(privileged_permutation(suits, players))]
             logits = policy.masked_logits(o, m)
             ce = nn.functional.cross_entropy(logits, y)
             vloss = 0.5 * ((critic(torch.cat([o, c], -1)) - ret[mb]) ** 2).mean()

@@ -39,6 +39,7 @@ import torch
 from gymnasium.vector import AutoresetMode
 
 from dehla_env.actions import NUM_ACTIONS
+from dehla_env.augment import ALL_PERMUTATIONS, relabel_tables
 from dehla_env.rewards import RewardKind, weighted_side0_reward
 from dehla_env.rules import Rules
 from dehla_env.vector import VectorEnv
@@ -98,13 +99,22 @@ def collect(
     rounds: int,
     rng: np.random.Generator,
     reward: Mapping[RewardKind, float],
+    relabel: bool = False,
 ) -> Rollout:
     """Deal fresh hands in every game of ``env`` from ``seed`` and play ``rounds`` hands in
     each; see the module docstring. ``policy`` maps (k, D) observations and (k, 85) masks
     to masked logits (``PolicyNet.masked_logits``); ``opponents`` is ``pool.policies(...)``
-    (a :class:`~agents.training.pool.ScalarOpponent` is told every move of its games)."""
+    (a :class:`~agents.training.pool.ScalarOpponent` is told every move of its games).
+
+    ``relabel``: the learner sees each game of each hand under a suit renaming drawn at
+    random (:func:`dehla_env.augment.relabel_tables`; R0.4 and R4.2 rank no suit above
+    another, so a renamed game is the same game): its observation, mask and privileged
+    features are relabelled, its move is mapped back to the game's names, and what is
+    stored is what it saw and chose, so the rollout stays on-policy for PPO. The network
+    meets every position under all 24 namings instead of the one it was dealt in."""
     rules = env.rules
     n, N = rules.players, env.num_envs
+    tables = relabel_tables(n)
     first, info = env.reset(seed=int(np.random.default_rng(seed).integers(2**31)))
     obs = np.array(first)  # as the env gives them: uint8 codes (collect_shard's env) or float32
     scale = env.observation_scale if obs.dtype == np.uint8 else np.ones(obs.shape[1], np.float32)
@@ -120,6 +130,7 @@ def collect(
     for r in range(rounds):
         slot = pool.draw(rng, N)
         side = rng.integers(2, size=N)
+        suits = rng.integers(len(ALL_PERMUTATIONS), size=N) if relabel else None
         active = np.arange(N)
         for k in scalar:
             opponents[k].start(env.engine, np.flatnonzero(slot == k))
@@ -131,17 +142,24 @@ def collect(
             li = np.flatnonzero(learn)
             if len(li):
                 g = active[li]
-                o = torch.from_numpy(env.float_view(obs[g]))
-                m = mask[g]
+                seen, m = obs[g], mask[g]
+                if suits is not None:
+                    p = suits[g]
+                    seen = np.take_along_axis(seen, tables.obs[p], 1)  # the scale is the same under relabelling
+                    m = np.take_along_axis(m, tables.action_back[p], 1)
+                o = torch.from_numpy(env.float_view(seen))
                 with torch.no_grad():
                     logits = policy(o, torch.from_numpy(m))
                 a, lp = sample_masked(logits, rng)
-                actions[li] = a
+                actions[li] = a if suits is None else tables.action_back[p, a]
                 choice = m.sum(1) > 1
                 if choice.any():
                     gc = g[choice]
-                    rec["obs"].append(obs[gc])
-                    rec["priv"].append(env.engine.privileged(gc, s[li][choice]).astype(np.uint8))
+                    priv = env.engine.privileged(gc, s[li][choice]).astype(np.uint8)
+                    if suits is not None:
+                        priv = np.take_along_axis(priv, tables.privileged[p[choice]], 1)
+                    rec["obs"].append(seen[choice])
+                    rec["priv"].append(priv)
                     rec["mask"].append(m[choice])
                     rec["action"].append(a[choice])
                     rec["logp"].append(lp[choice])
@@ -224,6 +242,7 @@ class RolloutTask:
     pool_weights: tuple[tuple[str, float], ...]
     max_snapshots: int
     pool_state: dict[str, Any]
+    relabel: bool = False  # collect's ``relabel``
 
 
 def shard_tasks(
@@ -235,6 +254,7 @@ def shard_tasks(
     reward: Mapping[RewardKind, float],
     policy: PolicyNet,
     pool: OpponentPool,
+    relabel: bool = False,
 ) -> list[RolloutTask]:
     """The rollout seeded by ``seed`` as ``shards`` tasks of ``num_games / shards`` games
     (the first ones take the remainder). One shard has the seeds an unsharded rollout
@@ -264,6 +284,7 @@ def shard_tasks(
                 pool_weights=tuple(pool.weights.items()),
                 max_snapshots=pool.max_snapshots,
                 pool_state=pool_state,
+                relabel=relabel,
             )
         )
     return tasks
@@ -310,7 +331,7 @@ def collect_shard(task: RolloutTask) -> Rollout:
         with torch.no_grad(), cycle_collection_paused():
             return collect(
                 _ENVS[key], list(task.env_seed), policy.masked_logits, pool, opponents, task.rounds, rng,
-                dict(task.reward),
+                dict(task.reward), task.relabel,
             )  # fmt: skip
     finally:
         torch.set_num_threads(threads)
