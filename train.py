@@ -457,7 +457,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             shards = selfplay.shard_tasks(
                 rules, a.num_games, max(1, a.num_workers), (a.seed, update), a.rounds, weights, policy, pool,
                 a.relabel_rollouts,
-            )
+            )  # fmt: skip
             r = selfplay.merge(workers.map(selfplay.collect_shard, shards))
             t_roll = time.time() - t0
             before = copy.deepcopy(state())
