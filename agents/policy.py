@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from dehla_env.actions import NUM_ACTIONS
-from dehla_env.augment import ALL_PERMUTATIONS, suit_permutation_maps
+from dehla_env.augment import relabel_tables
 from dehla_env.encoding import encode_view, layout_for, observation_size
 from dehla_env.rules import Rules, RulesError, make_rules
 from dehla_env.view import PlayerView
@@ -194,8 +194,8 @@ def cached_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
 def relabel_indices(num_players: int) -> tuple[torch.Tensor, torch.Tensor]:
     """For all 24 suit relabellings (:mod:`dehla_env.augment`): the gather index of each
     relabelled observation (24, D) and the relabelled action of every action (24, 85)."""
-    maps = [suit_permutation_maps(perm, num_players) for perm in ALL_PERMUTATIONS]
-    return torch.as_tensor(np.stack([m[0] for m in maps])), torch.as_tensor(np.stack([m[2] for m in maps]))
+    tables = relabel_tables(num_players)
+    return torch.as_tensor(tables.obs), torch.as_tensor(tables.action)
 
 
 class PolicyAgent(Agent):
