@@ -64,7 +64,7 @@ from agents.arena import run_duel
 from agents.cluster import RayCluster
 from agents.cluster import connect as cluster_for
 from agents.export import play_checkpoint
-from agents.policy import CheckpointError, PolicyNet, ValueNet, read_checkpoint
+from agents.policy import ARCHITECTURES, CheckpointError, PolicyNet, ValueNet, read_checkpoint
 from agents.registry import make_agent
 from agents.training import imitation, selfplay
 from agents.training.pool import OpponentPool
@@ -101,9 +101,14 @@ class Args:
     rule_options: dict[str, Any] = field(default_factory=dict)
     """rule options, e.g. {trump: chosen}"""
     hidden: list[int] = field(default_factory=lambda: [512, 256])
-    """hidden layer sizes of the policy and the critic"""
+    """hidden layer sizes of the policy (and of the critic, unless critic_hidden)"""
+    critic_hidden: list[int] | None = None
+    """hidden layer sizes of the critic (none: hidden)"""
     card_features: bool = True
     """append the card-counting features of agents.features to the policy's input"""
+    arch: str = "mlp"
+    """policy network: mlp, or suits (agents.suitnet: the same weights for every suit,
+    equivariant under renaming the suits); the critic is an MLP either way"""
     # --- imitation warm start
     teacher: str = "hard"
     """agent spec imitated in the warm start"""
@@ -312,6 +317,8 @@ def connect(a: Args) -> RayCluster | None:
 
 def check_setup(a: Args, rules: Rules, warm_start: bool) -> None:
     """Every spec and weight the run will use, checked here so a mistake is one line."""
+    if a.arch not in ARCHITECTURES:
+        raise SetupError(f"setting arch: {a.arch!r} is not one of {', '.join(ARCHITECTURES)}")
     try:
         OpponentPool(a.opponents, a.max_snapshots, rules)
         reward_weights(a.reward, rules)
@@ -365,8 +372,8 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     torch.set_num_threads(a.torch_threads)
     torch.manual_seed(a.seed)
     gen = torch.Generator().manual_seed(a.seed)
-    policy = PolicyNet(observation_size(rules), tuple(a.hidden), a.card_features)
-    critic = ValueNet(observation_size(rules) + privileged_size(rules), tuple(a.hidden))
+    policy = PolicyNet(observation_size(rules), tuple(a.hidden), a.card_features, a.arch)
+    critic = ValueNet(observation_size(rules) + privileged_size(rules), tuple(a.critic_hidden or a.hidden))
     opt = make_optimizer(policy, critic, a)
     pool = OpponentPool(a.opponents, a.max_snapshots)
     update = decisions = 0

@@ -27,11 +27,24 @@ import torch
 from torch import nn
 
 from dehla_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from dehla_env.encoding import layout_for
+from dehla_env.encoding import Axis, Layout, layout_for
 from dehla_env.rules import PACKS_FOR_PLAYERS
 
 #: Extra inputs appended to the observation.
 NUM_CARD_FEATURES = 4 * NUM_CARDS + 2 * NUM_SUITS
+
+#: What :class:`CardFeatures` appends, in order, as layout parts (name, axes, shape).
+FEATURE_PARTS: list[tuple[str, tuple[Axis, ...], tuple[int, ...]]] = [
+    *[(name, (Axis.CARD,), (NUM_CARDS,)) for name in ("unseen", "higher_unseen", "master", "beats_trick")],
+    *[(name, (Axis.SUIT,), (NUM_SUITS,)) for name in ("suit_hand", "suit_unseen")],
+]
+
+
+def net_input_layout(num_players: int, card_features: bool) -> Layout:
+    """The layout of a policy network's input: the observation's slices, then the card
+    features when it has them (what :func:`dehla_env.augment.suit_groups` sorts by suit)."""
+    parts = [(s.name, s.axes, s.shape) for s in layout_for(num_players).slices.values()]
+    return Layout(num_players, parts + (FEATURE_PARTS if card_features else []))
 
 
 def _higher_same_suit() -> torch.Tensor:

@@ -32,7 +32,8 @@ from dehla_env.rules import Rules, RulesError, make_rules
 from dehla_env.view import PlayerView
 
 from .base import Agent
-from .features import NUM_CARD_FEATURES, CardFeatures
+from .features import NUM_CARD_FEATURES, CardFeatures, net_input_layout
+from .suitnet import SuitNet
 
 
 def mlp(sizes: list[int], out: int) -> nn.Sequential:
@@ -51,18 +52,33 @@ def players_for_observation(obs_size: int) -> int:
     raise ValueError(f"no layout has {obs_size} entries")
 
 
-class PolicyNet(nn.Module):
-    """Observation -> action logits: an MLP, optionally over the observation plus the
-    card-counting features of :class:`agents.features.CardFeatures`."""
+ARCHITECTURES = ("mlp", "suits")
+"""``mlp``: layers over the whole input vector; ``suits``: :class:`agents.suitnet.SuitNet`,
+the same weights for every suit (equivariant under renaming the suits)."""
 
-    def __init__(self, obs_size: int, hidden: tuple[int, ...] = (512, 256), card_features: bool = False) -> None:
+
+class PolicyNet(nn.Module):
+    """Observation -> action logits: an MLP (or a :class:`~agents.suitnet.SuitNet`),
+    optionally over the observation plus the card-counting features of
+    :class:`agents.features.CardFeatures`."""
+
+    def __init__(
+        self, obs_size: int, hidden: tuple[int, ...] = (512, 256), card_features: bool = False, arch: str = "mlp"
+    ) -> None:
         super().__init__()
+        if arch not in ARCHITECTURES:
+            raise ValueError(f"arch must be one of {ARCHITECTURES}, not {arch!r}")
         self.obs_size = obs_size
         self.hidden = tuple(hidden)
         self.card_features = card_features
-        self.features = CardFeatures(players_for_observation(obs_size)) if card_features else None
+        self.arch = arch
+        players = players_for_observation(obs_size)
+        self.features = CardFeatures(players) if card_features else None
         self.input_size = obs_size + (NUM_CARD_FEATURES if card_features else 0)  # of the MLP: see net_input
-        self.net = mlp([self.input_size, *hidden], NUM_ACTIONS)
+        if arch == "suits":
+            self.net: nn.Module = SuitNet(net_input_layout(players, card_features), self.hidden)
+        else:
+            self.net = mlp([self.input_size, *hidden], NUM_ACTIONS)
 
     def net_input(self, obs: torch.Tensor) -> torch.Tensor:
         """The MLP's input for observations ``obs``: the observation, with the card
@@ -82,7 +98,11 @@ class PolicyNet(nn.Module):
         return self.net(x).masked_fill(~mask, float("-inf"))
 
     def config(self) -> dict[str, Any]:
-        return {"obs_size": self.obs_size, "hidden": list(self.hidden), "card_features": self.card_features}
+        """The constructor's arguments (``arch`` only when not the MLP, so the configs of
+        checkpoints written before it existed stay as they were)."""
+        cfg: dict[str, Any] = {"obs_size": self.obs_size, "hidden": list(self.hidden)}
+        cfg["card_features"] = self.card_features
+        return cfg if self.arch == "mlp" else {**cfg, "arch": self.arch}
 
 
 class ValueNet(nn.Module):
@@ -154,7 +174,9 @@ def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
         assert isinstance(obs_size, int) and isinstance(hidden, (list, tuple)) and 0 < len(hidden) <= 16
         assert all(isinstance(h, int) and 0 < h <= 1 << 14 for h in hidden)
         players_for_observation(obs_size)  # one of the layouts, not an arbitrary (huge) width
-        net = PolicyNet(obs_size, tuple(hidden), bool(cfg.get("card_features", False)))
+        arch = cfg.get("arch", "mlp")
+        assert arch in ARCHITECTURES
+        net = PolicyNet(obs_size, tuple(hidden), bool(cfg.get("card_features", False)), arch)
     except (AssertionError, KeyError, ValueError, TypeError):
         raise CheckpointError(f"model_config {str(cfg)[:200]} is not a policy network's") from None
     try:

@@ -42,8 +42,8 @@ def time_update(a: train.Args, rollout: Rollout, d: int, p: int, updates: int) -
     """Milliseconds per minibatch step of whole updates, the share of the profiled time in
     matrix products, and one step's linear-layer operations (forward, and backward for
     inputs and weights)."""
-    policy = PolicyNet(d, tuple(a.hidden), a.card_features)
-    critic = ValueNet(d + p, tuple(a.hidden))
+    policy = PolicyNet(d, tuple(a.hidden), a.card_features, a.arch)
+    critic = ValueNet(d + p, tuple(a.critic_hidden or a.hidden))
     opt = train.make_optimizer(policy, critic, a)
     gen = torch.Generator().manual_seed(0)
     steps = a.update_epochs * -(-len(rollout.action) // a.minibatch_size)

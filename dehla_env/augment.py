@@ -18,7 +18,7 @@ from itertools import permutations
 
 import numpy as np
 
-from .actions import BID_OFFSET, NUM_ACTIONS, TRUMP_OFFSET
+from .actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
 from .cards import NUM_CARDS, NUM_RANKS
 from .encoding import NUM_BID_CHOICES, Axis, Layout, layout_for, privileged_layout
 
@@ -111,3 +111,65 @@ def relabel(
     """Relabel a batch of (observation, mask, action) by the suit permutation ``perm``."""
     oi, mi, af = suit_permutation_maps(tuple(perm), num_players)
     return obs[..., oi], mask[..., mi], af[actions]
+
+
+@dataclass(frozen=True)
+class SuitGroups:
+    """A vector's entries sorted by suit, for networks that treat the four suits alike
+    (``agents.suitnet``): ``per_suit[s, t]`` is the position of the ``t``-th entry that
+    belongs to suit ``s``, the same ``t`` in every suit (the king of the suit in the
+    seat's hand, the suit's bid of nine by the seat to the left, ...), and ``shared``
+    holds the entries of no suit (counts, seats, phase, match values). A suit
+    relabelling ``perm`` moves ``per_suit[s]`` onto ``per_suit[perm[s]]`` and leaves
+    ``shared`` in place (``tests/test_suitnet.py`` holds every layout to that)."""
+
+    per_suit: np.ndarray  # (4, m)
+    shared: np.ndarray  # (g,)
+
+
+def _suit_and_index(axis: Axis, value: int) -> tuple[int, int] | None:
+    """The suit an index along ``axis`` belongs to and its place within the suit;
+    None for an index of no suit (a bid axis's "not yet" and "pass")."""
+    if axis is Axis.CARD:
+        suit, rank = divmod(value, NUM_RANKS)
+        return suit, rank
+    if axis is Axis.SUIT:
+        return value, 0
+    if value < 2:  # Axis.BID: not yet, pass
+        return None
+    level, suit = divmod(value - 2, 4)
+    return suit, level
+
+
+def suit_groups(layout: Layout) -> SuitGroups:
+    """The :class:`SuitGroups` of a layout's vector, from its slices' axes: an entry
+    belongs to the suit of its card, suit or bid coordinate (a slice has at most one)."""
+    suited = (Axis.CARD, Axis.SUIT, Axis.BID)
+    per_suit: list[dict[tuple, int]] = [{} for _ in range(4)]
+    shared: list[int] = []
+    for sl in layout.slices.values():
+        dims = [d for d, axis in enumerate(sl.axes) if axis in suited]
+        if len(dims) > 1:
+            raise ValueError(f"slice {sl.name} has more than one suit axis: {sl.axes}")
+        for flat, coords in enumerate(np.ndindex(*sl.shape)):
+            found = _suit_and_index(sl.axes[dims[0]], coords[dims[0]]) if dims else None
+            if found is None:
+                shared.append(sl.offset + flat)
+                continue
+            suit, within = found
+            key = (sl.name, *coords[: dims[0]], within, *coords[dims[0] + 1 :])
+            per_suit[suit][key] = sl.offset + flat
+    order = list(per_suit[0])
+    return SuitGroups(np.array([[per_suit[s][k] for k in order] for s in range(4)]), np.array(shared))
+
+
+def action_suit_groups() -> SuitGroups:
+    """The :class:`SuitGroups` of the action layout: per suit its 13 cards, its trump
+    choice and its seven bids; shared: pass (R4.2)."""
+    per_suit = [
+        [s * NUM_RANKS + r for r in range(NUM_RANKS)]
+        + [TRUMP_OFFSET + s]
+        + [BID_OFFSET + 4 * level + s for level in range((NUM_ACTIONS - BID_OFFSET) // 4)]
+        for s in range(4)
+    ]
+    return SuitGroups(np.array(per_suit), np.array([PASS_ACTION]))
