@@ -160,7 +160,9 @@ def suit_groups(layout: Layout) -> SuitGroups:
             key = (sl.name, *coords[: dims[0]], within, *coords[dims[0] + 1 :])
             per_suit[suit][key] = sl.offset + flat
     order = list(per_suit[0])
-    return SuitGroups(np.array([[per_suit[s][k] for k in order] for s in range(4)]), np.array(shared))
+    return SuitGroups(
+        np.array([[per_suit[s][k] for k in order] for s in range(4)], dtype=np.int64), np.array(shared, dtype=np.int64)
+    )
 
 
 def action_suit_groups() -> SuitGroups:

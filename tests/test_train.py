@@ -351,6 +351,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "wrong type": ([*quick, "--override", "updates=many"], "setting updates: expected an integer"),
         "unknown agent": ([*quick, "--override", "teacher=grandmaster"], "setting teacher: unknown agent"),
         "bad rules": ([*quick, "--override", "rules=bridge"], "rules"),
+        "unknown network": ([*quick, "--override", "arch=transformer"], "setting arch: 'transformer' is not one of"),
         "unwritable run dir": (["--override", f"runs_dir={tmp / 'a-file'}"], "cannot write to the run directory"),
     }
 
