@@ -72,11 +72,11 @@ class PolicyNet(nn.Module):
         self.hidden = tuple(hidden)
         self.card_features = card_features
         self.arch = arch
-        players = players_for_observation(obs_size)
-        self.features = CardFeatures(players) if card_features else None
+        self.features = CardFeatures(players_for_observation(obs_size)) if card_features else None
         self.input_size = obs_size + (NUM_CARD_FEATURES if card_features else 0)  # of the MLP: see net_input
         if arch == "suits":
-            self.net: nn.Module = SuitNet(net_input_layout(players, card_features), self.hidden)
+            layout = net_input_layout(players_for_observation(obs_size), card_features)
+            self.net: nn.Module = SuitNet(layout, self.hidden)
         else:
             self.net = mlp([self.input_size, *hidden], NUM_ACTIONS)
 

@@ -134,3 +134,19 @@ def test_an_mlp_checkpoint_config_is_unchanged() -> None:
     assert PolicyNet(826, (8,), True).config() == {"obs_size": 826, "hidden": [8], "card_features": True}
     with pytest.raises(ValueError, match="arch must be one of"):
         PolicyNet(826, (8,), True, arch="transformer")
+
+
+def test_a_suits_network_exports_to_onnx_with_the_same_logits(tmp_path) -> None:
+    ort = pytest.importorskip("onnxruntime", reason="the onnx extra: pip install 'dehla[onnx]'")
+    pytest.importorskip("onnx", reason="the onnx extra: pip install 'dehla[onnx]'")
+    from agents.policy import export_onnx
+
+    torch.manual_seed(2)
+    net = PolicyNet(826, (16, 16), True, arch="suits").eval()
+    path = export_onnx(net, tmp_path / "suits.onnx")
+    obs = _observations("dehla", {}, 8)
+    mask = torch.ones(len(obs), 85, dtype=torch.bool)
+    logits, action = ort.InferenceSession(str(path)).run(None, {"obs": obs.numpy(), "mask": mask.numpy()})
+    with torch.no_grad():
+        np.testing.assert_allclose(logits, net(obs).numpy(), atol=1e-5)
+        assert (action == net(obs).argmax(-1).numpy()).all()
