@@ -42,7 +42,7 @@ def _twin_games(rules, seed: int, moves: int):
         b.apply_action(int(new_action[move]))
 
 
-@pytest.mark.parametrize("name", ["dehla-direct", "court-piece"])  # MLPs (policy:dehla is equivariant itself)
+@pytest.mark.parametrize("name", ["dehla-direct", "coat-pees"])  # MLPs (the suits networks are equivariant themselves)
 def test_the_relabelled_policy_plays_a_renamed_game_as_the_renamed_original(name: str) -> None:
     rules = make_rules(name)
     averaged = make_agent(f"policy:{name},relabel=1", rules, 0)
@@ -109,10 +109,12 @@ def test_an_exported_relabelled_module_gives_the_mean_of_the_relabelled_logits(t
     assert main([str(tmp_path / "p.pt"), "--out", str(tmp_path / "q.pt"), "--relabel"]) == 2
 
 
-def test_the_shipped_dehla_policy_plays_a_renamed_game_as_the_renamed_original_without_averaging() -> None:
-    """``policy:dehla`` is a suits network (``agents.suitnet``): equivariant by its structure."""
-    rules = make_rules("dehla")
-    plain = make_agent("policy:dehla", rules, 0)
+@pytest.mark.parametrize("name", ["dehla", "court-piece"])
+def test_a_shipped_suits_policy_plays_a_renamed_game_as_the_renamed_original_without_averaging(name: str) -> None:
+    """``policy:dehla`` and ``policy:court-piece`` are suits networks (``agents.suitnet``):
+    equivariant by their structure."""
+    rules = make_rules(name)
+    plain = make_agent(f"policy:{name}", rules, 0)
     assert isinstance(plain, PolicyAgent) and not plain.relabel and plain.net.arch == "suits"
     for seed in range(2):
         for va, vb, new_action in _twin_games(rules, seed, 30):
