@@ -100,8 +100,11 @@ class PolicyNet(nn.Module):
     def config(self) -> dict[str, Any]:
         """The constructor's arguments (``arch`` only when not the MLP, so the configs of
         checkpoints written before it existed stay as they were)."""
-        cfg: dict[str, Any] = {"obs_size": self.obs_size, "hidden": list(self.hidden)}
-        cfg["card_features"] = self.card_features
+        cfg: dict[str, Any] = {
+            "obs_size": self.obs_size,
+            "hidden": list(self.hidden),
+            "card_features": self.card_features,
+        }
         return cfg if self.arch == "mlp" else {**cfg, "arch": self.arch}
 
 
@@ -174,9 +177,7 @@ def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
         assert isinstance(obs_size, int) and isinstance(hidden, (list, tuple)) and 0 < len(hidden) <= 16
         assert all(isinstance(h, int) and 0 < h <= 1 << 14 for h in hidden)
         players_for_observation(obs_size)  # one of the layouts, not an arbitrary (huge) width
-        arch = cfg.get("arch", "mlp")
-        assert arch in ARCHITECTURES
-        net = PolicyNet(obs_size, tuple(hidden), bool(cfg.get("card_features", False)), arch)
+        net = PolicyNet(obs_size, tuple(hidden), bool(cfg.get("card_features", False)), cfg.get("arch", "mlp"))
     except (AssertionError, KeyError, ValueError, TypeError):
         raise CheckpointError(f"model_config {str(cfg)[:200]} is not a policy network's") from None
     try:

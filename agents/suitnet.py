@@ -29,9 +29,8 @@ from torch import nn
 
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.augment import action_suit_groups, suit_groups
+from dehla_env.cards import NUM_SUITS
 from dehla_env.encoding import Layout
-
-SUITS = 4
 
 
 class SuitLayer(nn.Module):
@@ -75,7 +74,7 @@ class SuitNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         batch = x.shape[0]
-        tokens = x.index_select(1, self.suit_columns).reshape(batch, SUITS, self.per_suit)
+        tokens = x.index_select(1, self.suit_columns).reshape(batch, NUM_SUITS, self.per_suit)
         shared = x.index_select(1, self.shared_columns)
         h = torch.relu(self.suit_in(tokens) + self.shared_in(shared).unsqueeze(1))
         for layer in self.layers:

@@ -18,8 +18,17 @@ from itertools import permutations
 
 import numpy as np
 
-from .actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
-from .cards import NUM_CARDS, NUM_RANKS
+from .actions import (
+    BID_OFFSET,
+    MIN_BID,
+    NUM_ACTIONS,
+    NUM_BID_LEVELS,
+    PASS_ACTION,
+    TRUMP_OFFSET,
+    bid_action,
+    trump_action,
+)
+from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from .encoding import NUM_BID_CHOICES, Axis, Layout, layout_for, privileged_layout
 
 ALL_PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(permutations(range(4)))
@@ -170,8 +179,8 @@ def action_suit_groups() -> SuitGroups:
     choice and its seven bids; shared: pass (R4.2)."""
     per_suit = [
         [s * NUM_RANKS + r for r in range(NUM_RANKS)]
-        + [TRUMP_OFFSET + s]
-        + [BID_OFFSET + 4 * level + s for level in range((NUM_ACTIONS - BID_OFFSET) // 4)]
-        for s in range(4)
+        + [trump_action(s)]
+        + [bid_action(MIN_BID + level, s) for level in range(NUM_BID_LEVELS)]
+        for s in range(NUM_SUITS)
     ]
     return SuitGroups(np.array(per_suit), np.array([PASS_ACTION]))
