@@ -42,11 +42,30 @@ def _twin_games(rules, seed: int, moves: int):
         b.apply_action(int(new_action[move]))
 
 
-@pytest.mark.parametrize("name", ["dehla-direct", "coat-pees"])  # MLPs (the suits networks are equivariant themselves)
-def test_the_relabelled_policy_plays_a_renamed_game_as_the_renamed_original(name: str) -> None:
+def _mlp_policy_file(path, rules) -> str:
+    """An MLP policy for ``rules`` with weights drawn from a fixed seed, its last layer
+    scaled up so that its moves are far from uniform (an untrained network's are near
+    it): a network with no symmetry built in, as every MLP is."""
+    import torch
+
+    from agents.policy import PolicyNet
+    from dehla_env.encoding import observation_size
+
+    torch.manual_seed(3)
+    net = PolicyNet(observation_size(rules), (64,), card_features=True)
+    with torch.no_grad():
+        net.net[-1].weight.mul_(30.0)
+    rules_entry = {"name": rules.name, "options": rules.option_dict()}
+    torch.save({"model": net.state_dict(), "model_config": net.config(), "rules": rules_entry}, path)
+    return str(path)
+
+
+@pytest.mark.parametrize("name", ["dehla-direct", "coat-pees"])
+def test_the_relabelled_policy_plays_a_renamed_game_as_the_renamed_original(name: str, tmp_path) -> None:
     rules = make_rules(name)
-    averaged = make_agent(f"policy:{name},relabel=1", rules, 0)
-    plain = make_agent(f"policy:{name}", rules, 0)
+    path = _mlp_policy_file(tmp_path / "mlp.pt", rules)
+    averaged = make_agent(f"policy:{path},relabel=1", rules, 0)
+    plain = make_agent(f"policy:{path}", rules, 0)
     assert isinstance(averaged, PolicyAgent) and averaged.relabel and not plain.relabel
     plain_moved = 0
     for seed in range(3):
