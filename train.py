@@ -5,37 +5,22 @@ the batched engine, after an imitation warm start.
     python train.py --resume RUN_DIR [--override key=value ...]
     python train.py --help                      # every setting, with its documentation
 
-Read top to bottom, in the manner of CleanRL's ``ppo.py``: the settings (one dataclass:
-its field docstrings are ``--help``), seeding, the environment, the warm start, then per
-update a rollout, GAE, the PPO update, logging, evaluation and a checkpoint.
-
-1. **Warm start** (``imitation_hands`` > 0): the teacher bot (``hard``) plays itself in
-   worker processes; the policy is fitted to its moves and the critic to the results
-   (:mod:`agents.training.imitation`).
-2. **Rollouts** on :class:`dehla_env.vector.VectorEnv` (``num_games`` games, ``rounds``
-   hands each per update, :mod:`agents.training.selfplay`; in ``num_workers`` shards
-   played by the worker processes, or as Ray tasks with ``backend: ray``, with the same
-   results): the learner's seats use the
-   current policy on the whole batch, the other side is drawn per game and hand from the
-   opponent pool (:mod:`agents.training.pool`: the policy itself, frozen snapshots, the
-   policy as the warm start left it, batched heuristic bots). Reward: ``reward``, a
-   weighted sum of the environments' own reward kinds (:mod:`dehla_env.rewards`).
-3. **PPO** with action masking and a privileged critic: the critic also reads the cards
-   no seat sees, from the batched engine's hidden state (training only).
-4. **Evaluation** every ``eval_every`` updates by the arena's own duel
-   (:func:`agents.arena.run_duel`: duplicate deals, 95% interval), so the logged
-   ``eval/`` figure is the arena's for the same seed and deals.
-
-Throughput is logged per update (``charts/decisions_per_second`` end to end, with the
-rollout's and the learner's own rates beside it); ``benchmarks/train_speed.py`` measures
-it against the raw AEC env in the same process.
+Read top to bottom, in the manner of CleanRL's ``ppo.py``: the settings (one dataclass,
+its field docstrings are ``--help``), seeding, the environment, the warm start (the
+teacher's self-play recorded by the workers and fitted, :mod:`agents.training.imitation`),
+then per update a rollout on :class:`dehla_env.vector.VectorEnv` (the learner's seats
+play the current policy on the whole batch, the other side is drawn per game from the
+opponent pool: :mod:`agents.training.selfplay`, :mod:`agents.training.pool`), GAE, the
+PPO update with action masking and a privileged critic (it also reads the hidden cards,
+training only), logging (``charts/decisions_per_second`` end to end, the rollout's and
+the learner's rates beside it), the arena's own duel as evaluation
+(:func:`agents.arena.run_duel`, so ``eval/`` is the arena's figure) and a checkpoint.
 
 Everything is seeded from ``seed``: the rollout of update ``u`` comes from (seed, u)
 alone, and a checkpoint holds the model, critic, optimiser, torch RNG states, counters
 and the opponent pool, so ``--resume`` continues exactly as if never interrupted.
-Ctrl-C (SIGINT, to the process or its group) or SIGTERM stops within seconds: what is
-saved is the last completed update (a rollout or update in progress is dropped; during
-the warm start nothing is saved and ``--resume`` starts again). Checkpoint files are
+Ctrl-C (SIGINT) or SIGTERM stops within seconds, saving the last completed update
+(during the warm start nothing is saved and ``--resume`` starts again). Checkpoints are
 written atomically and read with ``torch.load(weights_only=True)``.
 
 Exit status: 0 done (or the time budget ran out); 1 a checkpoint could not be written
@@ -59,14 +44,13 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+from torch.utils.tensorboard import SummaryWriter
 
 from agents.arena import run_duel
-from agents.cluster import RayCluster
-from agents.cluster import connect as cluster_for
 from agents.export import play_checkpoint
-from agents.policy import ARCHITECTURES, CheckpointError, PolicyNet, ValueNet, read_checkpoint
-from agents.registry import make_agent
+from agents.policy import PolicyNet, ValueNet
 from agents.training import imitation, selfplay
+from agents.training.batches import critic_values, learner_inputs
 from agents.training.pool import OpponentPool
 from agents.training.runs import (
     Interrupted,
@@ -80,10 +64,11 @@ from agents.training.runs import (
     parse_command_line,
     save_checkpoint,
 )
+from agents.training.setup import check_setup, connect, read_resume, restore, run_rules
 from agents.training.workers import Workers
 from dehla_env.encoding import observation_size, privileged_size
 from dehla_env.rewards import reward_weights
-from dehla_env.rules import Rules, RulesError, make_rules
+from dehla_env.rules import Rules
 
 
 @dataclass
@@ -107,8 +92,7 @@ class Args:
     card_features: bool = True
     """append the card-counting features of agents.features to the policy's input"""
     arch: str = "mlp"
-    """policy network: mlp, or suits (agents.suitnet: the same weights for every suit,
-    equivariant under renaming the suits); the critic is an MLP either way"""
+    """policy network: mlp, or suits (agents.suitnet: equivariant under renaming suits)"""
     # --- imitation warm start
     teacher: str = "hard"
     """agent spec imitated in the warm start"""
@@ -119,9 +103,8 @@ class Args:
     imitation_learning_rate: float | None = None
     """Adam learning rate of the warm start (none: learning_rate); PPO uses learning_rate"""
     num_workers: int = 2
-    """worker processes: they record the teacher's hands, then play the rollouts, each
-    num_games / num_workers of the games (0: all in this process; the rollouts depend on
-    the number of shards, max(1, num_workers))"""
+    """processes recording the warm start and playing the rollouts' shards (0: this one;
+    the rollouts depend on the number of shards, max(1, num_workers))"""
     # --- rollouts
     updates: int = 1000
     """PPO updates (each one rollout plus optimisation)"""
@@ -140,9 +123,8 @@ class Args:
     max_snapshots: int = 5
     """snapshots kept in the pool"""
     relabel_rollouts: bool = False
-    """the learner sees each game of a rollout under a random renaming of the suits (a
-    renamed game is the same game, R0.4, R4.2) and learns from what it saw, so it meets
-    every position under all 24 namings (agents.training.selfplay.collect)"""
+    """the learner sees each game under a random renaming of the suits (the same game,
+    R0.4, R4.2), so it meets every position under all 24 namings"""
     reward: dict[str, float] = field(default_factory=lambda: {"win": 1.0, "tens": 0.25})
     """reward kind -> weight (dehla_env.rewards: win, tens, tricks, points)"""
     # --- PPO
@@ -165,10 +147,8 @@ class Args:
     max_grad_norm: float = 0.5
     """gradient clipping"""
     bf16_update: bool = False
-    """run the update's forward and backward passes, and the critic's values for GAE, in
-    bfloat16 autocast (the weights, the optimiser and the losses stay float32; the
-    rollout is untouched): about 2.5x faster updates on a CPU with AVX512-BF16
-    (benchmarks/update_speed.py); a CPU without bfloat16 instructions emulates it"""
+    """the update's passes and GAE's values in bfloat16 autocast (weights, optimiser and
+    losses stay float32): 2.5x faster on CPUs with AVX512-BF16 (benchmarks/update_speed.py)"""
     privileged_critic: bool = True
     """the critic reads the hidden cards too (training only)"""
     # --- evaluation and checkpoints
@@ -204,42 +184,6 @@ def gae(values: np.ndarray, reward: np.ndarray, done: np.ndarray, lam: float) ->
     return adv
 
 
-CHUNK = 8192
-"""Rows per pass when the update prepares the whole rollout (bounds its temporaries)."""
-
-
-def update_inputs(
-    policy: PolicyNet, critic: ValueNet, r: selfplay.Rollout, a: Args
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The policy's and the critic's inputs for every sample of the rollout, decoded from
-    its observation codes and built once per update instead of once per minibatch and
-    epoch: the card features of an observation do not change between epochs, and with
-    ``bf16_update`` the inputs are stored in bfloat16, the cast autocast would otherwise
-    make at every minibatch (the same numbers: the features are sums of a few 0/1 or 1/2
-    entries, exact in either type, rounded to bfloat16 once either way)."""
-    dtype = torch.bfloat16 if a.bf16_update else torch.float32
-    (t, d), p = r.obs.shape, r.priv.shape[1]
-    policy_in = torch.empty(t, policy.input_size, dtype=dtype)
-    # without the privileged critic its hidden-card columns stay zero; with it every entry is written below
-    critic_in = (torch.empty if a.privileged_critic else torch.zeros)(t, d + p, dtype=dtype)
-    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16_update):
-        for i in range(0, t, CHUNK):
-            rows = slice(i, i + CHUNK)
-            obs = torch.from_numpy(r.observations(rows))
-            policy_in[rows] = policy.net_input(obs)
-            critic_in[rows, :d] = obs
-            if a.privileged_critic:
-                critic_in[rows, d:] = torch.from_numpy(r.priv[rows])
-    return policy_in, critic_in
-
-
-def rollout_values(critic: ValueNet, critic_in: torch.Tensor, a: Args) -> np.ndarray:
-    """The critic's value of every sample, the baseline of GAE; in bfloat16 autocast with
-    ``bf16_update``, as the update's own value passes are."""
-    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16_update):
-        return torch.cat([critic(critic_in[i : i + CHUNK]).float() for i in range(0, len(critic_in), CHUNK)]).numpy()
-
-
 def ppo_update(
     policy: PolicyNet,
     critic: ValueNet,
@@ -249,10 +193,10 @@ def ppo_update(
     gen: torch.Generator,
     stop: Stop,
 ) -> dict[str, float]:
-    policy_in, critic_in = update_inputs(policy, critic, r, a)
+    policy_in, critic_in = learner_inputs(policy, r, a.bf16_update, a.privileged_critic)
     mask, act = torch.from_numpy(r.mask), torch.from_numpy(r.action)
     old_logp = torch.from_numpy(r.logp)
-    values = rollout_values(critic, critic_in, a)
+    values = critic_values(critic, critic_in, a.bf16_update)
     adv_np = gae(values, r.reward, r.done, a.gae_lambda)
     ret = torch.from_numpy(adv_np + values)
     # normalised over the whole rollout: a minibatch's own statistics are undefined for
@@ -301,36 +245,15 @@ def set_lr(opt: torch.optim.Optimizer, lr: float) -> None:
         group["lr"] = lr
 
 
-def evaluate(state: dict[str, Any], rules: Rules, opponent: str, deals: int, seed: int, path: Path) -> Any:
-    """The arena's duel of the policy in ``state`` against ``opponent`` (a DuelResult)."""
+def evaluate(state: dict[str, Any], rules: Rules, a: Args, path: Path, writer: SummaryWriter, update: int) -> None:
+    """The arena's duel of the policy in ``state`` against each of ``eval_opponents``
+    (the arena's figure for the same seed and deals), printed and logged as ``eval/``."""
     save_checkpoint(path, play_checkpoint(state))
-    return run_duel(rules, f"policy:{path}", opponent, deals, seed, workers=1).win_rate
-
-
-def connect(a: Args) -> RayCluster | None:
-    """The Ray cluster of ``backend: ray`` (``None`` for local processes)."""
-    try:
-        return cluster_for(a.backend, a.ray_address, max(1, a.num_workers))
-    except (ValueError, ModuleNotFoundError) as e:
-        raise SetupError(f"settings backend/ray_address: {one_line(e)}") from None
-
-
-def check_setup(a: Args, rules: Rules, warm_start: bool) -> None:
-    """Every spec and weight the run will use, checked here so a mistake is one line."""
-    if a.arch not in ARCHITECTURES:
-        raise SetupError(f"setting arch: {a.arch!r} is not one of {', '.join(ARCHITECTURES)}")
-    try:
-        OpponentPool(a.opponents, a.max_snapshots, rules)
-        reward_weights(a.reward, rules)
-    except ValueError as e:
-        raise SetupError(f"settings opponents/reward: {one_line(e)}") from None
-    specs = [("eval_opponents", s) for s in (a.eval_opponents if a.eval_every else [])]
-    specs += [("teacher", a.teacher)] if warm_start else []
-    for key, spec in specs:
-        try:
-            make_agent(spec, rules, seed=0)
-        except ValueError as e:  # a CheckpointError is one
-            raise SetupError(f"setting {key}: {one_line(e)}") from None
+    for opp in a.eval_opponents:
+        est = run_duel(rules, f"policy:{path}", opp, a.eval_deals, a.seed + 17, workers=1).win_rate
+        for tag, value in (("win_rate", est.value), ("ci_low", est.low), ("ci_high", est.high)):
+            writer.add_scalar(f"eval/{tag}_vs_{opp}", value, update)
+        print(f"  eval vs {opp}: {est.value:.3f} [{est.low:.3f}, {est.high:.3f}] over {a.eval_deals} deals", flush=True)
 
 
 # ---------------------------------------------------------------------------- the run
@@ -353,20 +276,14 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
         if cli.resume
         else Path(a.runs_dir) / f"{a.run_name}__{a.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
     )
-    try:
-        rules = make_rules(a.rules, a.rule_options)
-    except (RulesError, ValueError, TypeError) as e:
-        raise SetupError(f"settings rules/rule_options: {one_line(e)}") from None
+    rules = run_rules(a.rules, a.rule_options)
     ckpt_path = run_dir / "checkpoint.pt"
-    ckpt: dict[str, Any] | None = None
-    if cli.resume and ckpt_path.exists():
-        try:
-            ckpt = read_checkpoint(ckpt_path)
-        except CheckpointError as e:
-            raise SetupError(f"--resume: {e}") from None
+    ckpt = read_resume(ckpt_path) if cli.resume else None
     imitation_done = a.imitation_hands == 0 if ckpt is None else bool(ckpt.get("imitation_done"))
-    check_setup(a, rules, not imitation_done)
-    cluster = connect(a)
+    specs = [("eval_opponents", s) for s in (a.eval_opponents if a.eval_every else [])]
+    specs += [] if imitation_done else [("teacher", a.teacher)]
+    check_setup(rules, a.arch, a.opponents, a.max_snapshots, a.reward, specs)
+    cluster = connect(a.backend, a.ray_address, a.num_workers)
 
     # seeding and the networks
     torch.set_num_threads(a.torch_threads)
@@ -379,16 +296,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     update = decisions = 0
     elapsed = 0.0
     if ckpt is not None:
-        try:
-            policy.load_state_dict(ckpt["model"])
-            critic.load_state_dict(ckpt["critic"])
-            opt.load_state_dict(ckpt["optimizer"])
-            torch.set_rng_state(ckpt["rng"]["torch"])
-            gen.set_state(ckpt["rng"]["generator"])
-            update, decisions, elapsed = int(ckpt["update"]), int(ckpt["decisions"]), float(ckpt["elapsed"])
-            pool.load_state(ckpt["pool"])
-        except (KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError) as e:
-            raise SetupError(f"--resume: {ckpt_path}: does not fit this run's settings: {one_line(e, 200)}") from None
+        update, decisions, elapsed = restore(ckpt, ckpt_path, policy, critic, opt, gen, pool)
         set_lr(opt, a.learning_rate)  # an overridden learning_rate applies from here on
 
     # the run directory and the logs
@@ -434,11 +342,9 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     timing = dict.fromkeys(("imitation", "rollout", "env", "policy_forward", "update", "evaluation"), 0.0)
     try:
         if not imitation_done:
-            tasks = imitation.teacher_tasks(rules, a.teacher, a.seed, a.imitation_hands, a.reward, a.num_workers)
-            print(f"imitation: recording {sum(t.hands for t in tasks)} hands of {a.teacher} self-play", flush=True)
             t0 = time.time()
+            tasks = imitation.teacher_tasks(rules, a.teacher, a.seed, a.imitation_hands, a.reward, a.num_workers)
             data = imitation.record(workers.map, tasks)
-            print(f"imitation data: {len(data['action'])} decisions in {time.time() - t0:.0f}s", flush=True)
             set_lr(opt, a.learning_rate if a.imitation_learning_rate is None else a.imitation_learning_rate)
             imitation.fit(
                 policy, critic, opt, data, rules.players, a.imitation_epochs, a.minibatch_size, a.vf_coef, gen, stop,
@@ -471,13 +377,10 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             phase = "PPO update"
             stats = ppo_update(policy, critic, opt, r, a, gen, stop)
             t_learn = time.time() - t0 - t_roll
-            for key, value in (
-                ("rollout", t_roll),
-                ("env", r.env_seconds),
-                ("policy_forward", r.policy_seconds),
-                ("update", t_learn),
-            ):
-                timing[key] += value
+            timing["rollout"] += t_roll
+            timing["update"] += t_learn
+            timing["env"] += r.env_seconds
+            timing["policy_forward"] += r.policy_seconds
             update += 1
             decisions += r.decisions
             if a.snapshot_every and update % a.snapshot_every == 0:
@@ -504,15 +407,8 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             )
             if a.eval_every and update % a.eval_every == 0:
                 t0 = time.time()
-                for opp in a.eval_opponents:
-                    with stop.abortable():
-                        est = evaluate(state(), rules, opp, a.eval_deals, a.seed + 17, run_dir / "eval.pt")
-                    for tag, value in (("win_rate", est.value), ("ci_low", est.low), ("ci_high", est.high)):
-                        writer.add_scalar(f"eval/{tag}_vs_{opp}", value, update)
-                    print(
-                        f"  eval vs {opp}: {est.value:.3f} [{est.low:.3f}, {est.high:.3f}] over {a.eval_deals} deals",
-                        flush=True,
-                    )
+                with stop.abortable():
+                    evaluate(state(), rules, a, run_dir / "eval.pt", writer, update)
                 timing["evaluation"] += time.time() - t0
             if update % a.checkpoint_every == 0:
                 save()

@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))  # train.py lives at the root
 
 import train  # noqa: E402
 from agents.training import runs  # noqa: E402
+from agents.training.batches import learner_inputs  # noqa: E402
 
 
 def _train(args: list[str], **kw) -> subprocess.Popen:
@@ -596,7 +597,7 @@ def _observation_codes(count: int):
 
 @pytest.mark.parametrize("bf16", [False, True])
 def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: bool) -> None:
-    """``update_inputs`` builds the policy's input (observation and card features) and the
+    """``learner_inputs`` builds the policy's input (observation and card features) and the
     critic's (observation and hidden cards) for the whole rollout once, from the stored
     observation codes; a minibatch read from them gives, bit for bit, the logits and
     values the networks compute from the float32 observations themselves, in float32
@@ -608,8 +609,7 @@ def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: 
     rollout = _fixed_rollout(policy, 40, seed=2)
     rollout.obs, rollout.obs_scale = _observation_codes(40)
     assert (rollout.obs_scale > 1).any()  # fractions among the entries
-    a = train.Args(bf16_update=bf16)
-    policy_in, critic_in = train.update_inputs(policy, critic, rollout, a)
+    policy_in, critic_in = learner_inputs(policy, rollout, bf16, privileged=True)
     assert policy_in.dtype == critic_in.dtype == (torch.bfloat16 if bf16 else torch.float32)
     mb = torch.tensor([5, 0, 39, 17])
     obs = torch.from_numpy(rollout.obs.astype(np.float32) / rollout.obs_scale)[mb]
@@ -618,7 +618,7 @@ def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: 
         assert torch.equal(policy.net(policy_in[mb]), policy(obs))
         assert torch.equal(critic(critic_in[mb]), critic(torch.cat([obs, priv], -1)))
     # without the privileged critic the hidden cards are zeros, the observation the same
-    _, blind = train.update_inputs(policy, critic, rollout, train.Args(bf16_update=bf16, privileged_critic=False))
+    _, blind = learner_inputs(policy, rollout, bf16, privileged=False)
     assert rollout.priv.any() and not blind[:, 826:].any()
     assert torch.equal(blind[:, :826], critic_in[:, :826])
 

@@ -15,6 +15,7 @@ relabelling multiplies the data by 24.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -63,8 +64,12 @@ def record(run_map: Callable[..., list[dict[str, np.ndarray]]], tasks: list[Teac
     """Every task's decisions (``run_map(record_teacher, tasks)``: the workers' map), in
     one set of arrays, concatenated one field at a time so that memory holds one extra
     copy of a field, not of everything."""
+    print(f"imitation: recording {sum(t.hands for t in tasks)} hands of {tasks[0].teacher} self-play", flush=True)
+    t0 = time.time()
     parts = run_map(record_teacher, tasks)
-    return {k: np.concatenate([p.pop(k) for p in parts]) for k in list(parts[0])}
+    data = {k: np.concatenate([p.pop(k) for p in parts]) for k in list(parts[0])}
+    print(f"imitation data: {len(data['action'])} decisions in {time.time() - t0:.0f}s", flush=True)
+    return data
 
 
 def record_teacher(task: TeacherTask) -> dict[str, np.ndarray]:

@@ -1,0 +1,96 @@
+"""What a training run checks before it trains: every setting that names a ruleset, an
+architecture, an agent, the opponent pool, the reward or a cluster is tried here, so
+that a mistake ends the run at once with one line (:class:`SetupError`, exit 2) instead
+of a traceback at the first evaluation an hour in."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from dehla_env.rewards import reward_weights
+from dehla_env.rules import Rules, RulesError, make_rules
+
+from ..cluster import RayCluster
+from ..cluster import connect as cluster_for
+from ..policy import ARCHITECTURES, CheckpointError, PolicyNet, ValueNet, read_checkpoint
+from ..registry import make_agent
+from .pool import OpponentPool
+from .runs import SetupError, one_line
+
+
+def run_rules(name: str, options: Mapping[str, Any]) -> Rules:
+    """The settings ``rules``/``rule_options`` as a ruleset."""
+    try:
+        return make_rules(name, dict(options))
+    except (RulesError, ValueError, TypeError) as e:
+        raise SetupError(f"settings rules/rule_options: {one_line(e)}") from None
+
+
+def check_setup(
+    rules: Rules,
+    arch: str,
+    opponents: Mapping[str, float],
+    max_snapshots: int,
+    reward: Mapping[str, float],
+    agent_specs: Sequence[tuple[str, str]],
+) -> None:
+    """``agent_specs``: (setting, spec) of every agent the run will build (the teacher,
+    the evaluation opponents); each must build for ``rules``."""
+    if arch not in ARCHITECTURES:
+        raise SetupError(f"setting arch: {arch!r} is not one of {', '.join(ARCHITECTURES)}")
+    try:
+        OpponentPool(opponents, max_snapshots, rules)
+        reward_weights(reward, rules)
+    except ValueError as e:
+        raise SetupError(f"settings opponents/max_snapshots/reward: {one_line(e)}") from None
+    for key, spec in agent_specs:
+        try:
+            make_agent(spec, rules, seed=0)
+        except ValueError as e:  # a CheckpointError is one
+            raise SetupError(f"setting {key}: {one_line(e)}") from None
+
+
+def connect(backend: str, address: str | None, workers: int) -> RayCluster | None:
+    """The Ray cluster of ``backend: ray`` (``None`` for local processes)."""
+    try:
+        return cluster_for(backend, address, max(1, workers))
+    except (ValueError, ModuleNotFoundError) as e:
+        raise SetupError(f"settings backend/ray_address: {one_line(e)}") from None
+
+
+def read_resume(path: Path) -> dict[str, Any] | None:
+    """The checkpoint ``--resume`` continues from (``None``: the run saved none yet)."""
+    if not path.exists():
+        return None
+    try:
+        return read_checkpoint(path)
+    except CheckpointError as e:
+        raise SetupError(f"--resume: {e}") from None
+
+
+def restore(
+    ckpt: Mapping[str, Any],
+    path: Path,
+    policy: PolicyNet,
+    critic: ValueNet,
+    opt: torch.optim.Optimizer,
+    gen: torch.Generator,
+    pool: OpponentPool,
+) -> tuple[int, int, float]:
+    """Load a checkpoint's weights, optimiser, RNG states and opponent pool into the
+    run's own objects; returns its counters (update, decisions, elapsed seconds). A
+    checkpoint of other settings (another network size, ruleset ...) is a SetupError."""
+    try:
+        policy.load_state_dict(ckpt["model"])
+        critic.load_state_dict(ckpt["critic"])
+        opt.load_state_dict(ckpt["optimizer"])
+        torch.set_rng_state(ckpt["rng"]["torch"])
+        gen.set_state(ckpt["rng"]["generator"])
+        pool.load_state(ckpt["pool"])
+        return int(ckpt["update"]), int(ckpt["decisions"]), float(ckpt["elapsed"])
+    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError) as e:
+        raise SetupError(f"--resume: {path}: does not fit this run's settings: {one_line(e, 200)}") from None
