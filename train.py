@@ -59,10 +59,10 @@ from agents.training.runs import (
     Stop,
     WorkerDied,
     load_settings,
-    one_line,
     open_run_dir,
     parse_command_line,
     save_checkpoint,
+    stop_report,
 )
 from agents.training.setup import check_setup, connect, read_resume, restore, run_rules
 from agents.training.workers import Workers
@@ -419,19 +419,14 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
         save()
     except (Interrupted, WorkerDied) as e:
         workers.terminate()
-        why = one_line(e) if isinstance(e, WorkerDied) else f"stopped by {signal.Signals(stop.signum).name}"
-        code = 1 if isinstance(e, WorkerDied) else 128 + stop.signum  # 130 SIGINT, 143 SIGTERM
-        again = f"python train.py --resume {run_dir}"
-        if phase == "imitation warm start":
-            msg = f"{why} during the {phase}, before the first checkpoint; {again} starts the run again"
-        else:  # the last completed update: the one in progress is dropped
-            elapsed = time.time() - t_start
+        elapsed = time.time() - t_start
+
+        def save_last() -> int:  # the last completed update: the one in progress is dropped
             point = before if phase == "PPO update" else state()
-            try:
-                save(point)
-                msg = f"{why} during the {phase}; saved update {point['update']} in {ckpt_path}; continue with {again}"
-            except SaveError as err:
-                msg, code = f"{why} during the {phase}; {err}", 1
+            save(point)
+            return int(point["update"])
+
+        msg, code = stop_report(e, stop.signum, phase, run_dir, None if phase == "imitation warm start" else save_last)
         writer.close()
         print(f"train.py: {msg}", file=sys.stderr, flush=True)
         return code

@@ -128,9 +128,9 @@ def test_an_exported_relabelled_module_gives_the_mean_of_the_relabelled_logits(t
     assert main([str(tmp_path / "p.pt"), "--out", str(tmp_path / "q.pt"), "--relabel"]) == 2
 
 
-@pytest.mark.parametrize("name", ["dehla", "court-piece"])
+@pytest.mark.parametrize("name", ["dehla", "dehla-direct", "court-piece", "coat-pees"])
 def test_a_shipped_suits_policy_plays_a_renamed_game_as_the_renamed_original_without_averaging(name: str) -> None:
-    """``policy:dehla`` and ``policy:court-piece`` are suits networks (``agents.suitnet``):
+    """The shipped policies of these rulesets are suits networks (``agents.suitnet``):
     equivariant by their structure."""
     rules = make_rules(name)
     plain = make_agent(f"policy:{name}", rules, 0)

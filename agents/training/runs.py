@@ -13,11 +13,12 @@ import dataclasses
 import io
 import json
 import os
+import signal
 import tempfile
 import time
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -184,6 +185,24 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
         if isinstance(e, OSError):
             raise SaveError(f"cannot save {path}: {e.strerror or one_line(e)}") from None
         raise
+
+
+def stop_report(
+    e: Interrupted | WorkerDied, signum: int, phase: str, run_dir: Path, save_last: Callable[[], int] | None
+) -> tuple[str, int]:
+    """The one line and exit status of a run that a signal (``signum``) or a dead worker
+    stopped during ``phase``. ``save_last`` saves the last completed update and returns
+    its number (``None`` before there is one: the warm start saves nothing)."""
+    why = one_line(e) if isinstance(e, WorkerDied) else f"stopped by {signal.Signals(signum).name}"
+    code = 1 if isinstance(e, WorkerDied) else 128 + signum  # 130 SIGINT, 143 SIGTERM
+    again = f"python train.py --resume {run_dir}"
+    if save_last is None:
+        return f"{why} during the {phase}, before the first checkpoint; {again} starts the run again", code
+    try:
+        saved = save_last()
+    except SaveError as err:
+        return f"{why} during the {phase}; {err}", 1
+    return f"{why} during the {phase}; saved update {saved} in {run_dir / 'checkpoint.pt'}; continue with {again}", code
 
 
 def open_run_dir(run_dir: Path, resume: bool, settings: dict[str, Any], changed: list[str]) -> SummaryWriter:
