@@ -1,7 +1,10 @@
 """What a training run checks before it trains: every setting that names a ruleset, an
 architecture, an agent, the opponent pool, the reward or a cluster is tried here, so
 that a mistake ends the run at once with one line (:class:`SetupError`, exit 2) instead
-of a traceback at the first evaluation an hour in."""
+of a traceback at the first evaluation an hour in. ``--resume`` belongs here too: the
+checkpoint is read (:func:`read_resume`) and loaded into the run's own objects
+(:func:`restore`) before anything trains, and one that does not fit the settings is
+such a one-line error."""
 
 from __future__ import annotations
 
