@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from agents.registry import make_agent
 from agents.stats import format_table
 from dehla_env.rules import make_rules
 
-CONFIGS = [
+CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("dehla", {}),
     ("dehla", {"trump": "chosen"}),
     ("dehla-direct", {}),

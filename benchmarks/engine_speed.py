@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from dehla_env.cards import shuffled_deck
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
 
-CONFIGS = [
+CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("dehla", {}),
     ("dehla", {"trump": "chosen"}),
     ("dehla-direct", {}),

@@ -105,7 +105,7 @@ def openspiel_loop(steps: int, randoms: list[float]) -> float | None:
     """Decisions/s of OpenSpiel's spades: random legal play, ``observation_tensor()``
     every decision (chance steps, the deal, are not counted); None without open_spiel."""
     try:
-        import pyspiel  # type: ignore[import-not-found]
+        import pyspiel
     except ImportError:
         return None
     game = pyspiel.load_game("spades")
