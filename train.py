@@ -48,7 +48,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from agents.arena import run_duel
 from agents.export import play_checkpoint
-from agents.policy import PolicyNet, ValueNet
+from agents.policy import PolicyNet, ValueNet, policy_checkpoint
 from agents.training import imitation, selfplay
 from agents.training.batches import critic_values, learner_inputs
 from agents.training.pool import OpponentPool
@@ -312,8 +312,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
 
     def state() -> dict[str, Any]:
         return {
-            "model": policy.state_dict(),
-            "model_config": policy.config(),
+            **policy_checkpoint(policy, rules),  # model, model_config, rules: what a policy file holds
             "critic": critic.state_dict(),
             "optimizer": opt.state_dict(),
             "rng": {"torch": torch.get_rng_state(), "generator": gen.get_state()},
@@ -322,7 +321,6 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             "elapsed": elapsed,
             "pool": pool.state(),
             "imitation_done": imitation_done,
-            "rules": {"name": rules.name, "options": rules.option_dict()},
             "args": dataclasses.asdict(a),
         }
 

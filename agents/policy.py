@@ -193,6 +193,16 @@ def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
     return net, rules
 
 
+def policy_checkpoint(net: PolicyNet, rules: Rules) -> dict[str, Any]:
+    """The play-only entries of a policy file (model, model_config, rules): what
+    :func:`policy_from_checkpoint` reads back as ``(net, rules)``."""
+    return {
+        "model": net.state_dict(),
+        "model_config": net.config(),
+        "rules": {"name": rules.name, "options": rules.option_dict()},
+    }
+
+
 _CACHE: dict[str, tuple[tuple[int, int, int], PolicyNet, Rules]] = {}
 
 

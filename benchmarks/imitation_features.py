@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 
 from agents.arena import run_duel
-from agents.policy import ARCHITECTURES, PolicyNet, ValueNet
+from agents.policy import ARCHITECTURES, PolicyNet, ValueNet, policy_checkpoint
 from agents.training import imitation
 from agents.training.runs import Stop, save_checkpoint
 from dehla_env.encoding import observation_size, privileged_size
@@ -67,8 +67,7 @@ def main() -> None:
             print(f"card_features={card_features} epoch {epoch + 1}: held-out accuracy {acc:.4f}", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "policy.pt"
-            rules_entry = {"name": rules.name, "options": rules.option_dict()}
-            save_checkpoint(path, {"model": net.state_dict(), "model_config": net.config(), "rules": rules_entry})
+            save_checkpoint(path, policy_checkpoint(net, rules))
             est = run_duel(rules, f"policy:{path}", "hard", cli.deals, 99, workers=2).win_rate
         interval = f"{est.value:.3f} [{est.low:.3f}, {est.high:.3f}]"
         print(f"card_features={card_features}: vs hard {interval} over {cli.deals} deals", flush=True)

@@ -48,15 +48,14 @@ def _mlp_policy_file(path, rules) -> str:
     it): a network with no symmetry built in, as every MLP is."""
     import torch
 
-    from agents.policy import PolicyNet
+    from agents.policy import PolicyNet, policy_checkpoint
     from dehla_env.encoding import observation_size
 
     torch.manual_seed(3)
     net = PolicyNet(observation_size(rules), (64,), card_features=True)
     with torch.no_grad():
         net.net[-1].weight.mul_(30.0)
-    rules_entry = {"name": rules.name, "options": rules.option_dict()}
-    torch.save({"model": net.state_dict(), "model_config": net.config(), "rules": rules_entry}, path)
+    torch.save(policy_checkpoint(net, rules), path)
     return str(path)
 
 

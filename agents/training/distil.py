@@ -41,7 +41,7 @@ import torch
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.vector import vector_env
 
-from ..policy import PolicyNet, load_policy
+from ..policy import PolicyNet, load_policy, policy_checkpoint
 from ..registry import policy_path
 from .runs import Interrupted, Stop, parse_command_line, save_checkpoint
 
@@ -179,12 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         curve = fit(student, data, s, stop)
         save_checkpoint(
             out,
-            {
-                "model": student.state_dict(),
-                "model_config": student.config(),
-                "rules": {"name": rules.name, "options": rules.option_dict()},
-                "distil": {**dataclasses.asdict(s), "curve": curve},
-            },
+            {**policy_checkpoint(student, rules), "distil": {**dataclasses.asdict(s), "curve": curve}},
         )
         print(f"fitted in {time.time() - t1:.0f} s; wrote {out}")
     except Interrupted:

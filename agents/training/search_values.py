@@ -57,7 +57,7 @@ from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import Rules, make_rules
 from dehla_env.view import view_of
 
-from ..policy import PolicyNet, load_policy
+from ..policy import PolicyNet, load_policy, policy_checkpoint
 from ..registry import make_agent, policy_path
 from ..search import SearchAgent
 from .runs import Interrupted, Stop, parse_command_line, save_checkpoint
@@ -324,9 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         save_checkpoint(
             out / "policy.pt",
             {
-                "model": net.state_dict(),
-                "model_config": net.config(),
-                "rules": {"name": rules.name, "options": rules.option_dict()},
+                **policy_checkpoint(net, rules),
                 "search_values": {**dataclasses.asdict(s), **result, "positions": len(data["obs"])},
             },
         )
