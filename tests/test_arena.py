@@ -272,6 +272,10 @@ def test_ctrl_c_stops_the_workers():
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # SIGINT as a terminal leaves it: a suite started in the background (`pytest &`)
+        # runs with SIGINT ignored, an ignore the child would inherit, and Python then
+        # never raises KeyboardInterrupt (the arena would play on, as nohup intends)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(3.0)  # imports, the spec check, workers started and playing
     os.killpg(proc.pid, signal.SIGINT)
