@@ -2,11 +2,15 @@
 
     python benchmarks/env_speed.py [--steps 10000] [--repeat 5] [--seed 0] [--profile dehla]
 
-For each ruleset, in one run and on one core, three loops make the same number of
+For each ruleset, in one run and on one core, these loops make the same number of
 random legal decisions:
 
 * ``engine``: ``MatchState`` directly (``legal_actions`` / ``apply_action``, chance
   steps from the same random stream);
+* ``eng+obs``: the same loop, and the observation of the seat to act encoded at every
+  decision by the env's encoder (``ObservationEncoder.encode``), nothing else: the floor
+  of any AEC env over this engine and encoder, what no trimming of the env's own
+  bookkeeping can pass;
 * ``raw_env``: the bare PettingZoo AEC env, ``env.last()`` every decision (so the
   observation is encoded every step) and the action picked from its mask;
 * ``env()``: the same through PettingZoo's safety wrappers;
@@ -14,7 +18,7 @@ random legal decisions:
   pyspiel, the observation tensor built at every decision, so the speed of our envs is
   also a same-run ratio to a C++ trick-taking game.
 
-All three pick ``legal[int(u * len(legal))]`` with ``u`` from one precomputed list of
+All loops pick ``legal[int(u * len(legal))]`` with ``u`` from one precomputed list of
 uniform floats, so they differ only in what the environment adds. Each loop runs
 ``--repeat`` times, in rounds over all the rulesets, and the best rate is kept; the
 process is single threaded. The ratios to the engine are the figures to compare
@@ -38,6 +42,7 @@ import numpy as np
 
 from dehla_env import env as wrapped_env
 from dehla_env import raw_env
+from dehla_env.encoding import ObservationEncoder
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
 
@@ -59,8 +64,13 @@ def pick(legal: Sequence[int] | np.ndarray, u: float) -> int:
     return int(legal[int(u * len(legal))])
 
 
-def engine_loop(name: str, options: dict[str, Any], steps: int, seed: int, randoms: list[float]) -> float:
+def engine_loop(
+    name: str, options: dict[str, Any], steps: int, seed: int, randoms: list[float], observe: bool = False
+) -> float:
+    """The bare engine; with ``observe``, the seat to act's observation encoded at every
+    decision too (the ``eng+obs`` column)."""
     rules = make_rules(name, options)
+    encoder = ObservationEncoder(rules) if observe else None
     rng = np.random.default_rng(seed)
     k = 0
     decisions = 0
@@ -74,6 +84,8 @@ def engine_loop(name: str, options: dict[str, Any], steps: int, seed: int, rando
             if hand.phase == Phase.DRAW:
                 match.sample_chance(rng)  # R1.4
                 continue
+            if encoder is not None:
+                encoder.encode(match, match.current_player())
             match.apply_action(pick(match.legal_actions(), randoms[k]))
             k += 1
             decisions += 1
@@ -144,10 +156,13 @@ def main() -> None:
         aec_loop(make, "dehla", {}, 2_000, args.seed, randoms)
     engine_loop("dehla", {}, 2_000, args.seed, randoms)
     print(f"{args.steps:,} random legal decisions per loop, best of {args.repeat}, seed {args.seed}, one core")
-    header = f"{'ruleset':34s} {'engine/s':>10s} {'raw_env/s':>10s} {'env()/s':>10s} {'raw/eng':>8s} {'env/eng':>8s}"
+    header = (
+        f"{'ruleset':34s} {'engine/s':>10s} {'eng+obs/s':>10s} {'raw_env/s':>10s} {'env()/s':>10s}"
+        f" {'raw/eng':>8s} {'env/eng':>8s}"
+    )
     print(header)
     print("-" * len(header))
-    best: dict[str, list[float]] = {label(*c): [0.0, 0.0, 0.0] for c in CONFIGS}
+    best: dict[str, list[float]] = {label(*c): [0.0, 0.0, 0.0, 0.0] for c in CONFIGS}
     spades = 0.0
     for _ in range(args.repeat):  # rounds over every ruleset, so that noise spreads evenly
         os_rate = openspiel_loop(args.steps, randoms)
@@ -155,17 +170,23 @@ def main() -> None:
         for name, options in CONFIGS:
             row = best[label(name, options)]
             row[0] = max(row[0], engine_loop(name, options, args.steps, args.seed, randoms))
-            row[1] = max(row[1], aec_loop(raw_env, name, options, args.steps, args.seed, randoms))
-            row[2] = max(row[2], aec_loop(wrapped_env, name, options, args.steps, args.seed, randoms))
-    for name, (eng, raw, wrapped) in best.items():
-        print(f"{name:34s} {eng:10,.0f} {raw:10,.0f} {wrapped:10,.0f} {raw / eng:8.3f} {wrapped / eng:8.3f}")
+            row[1] = max(row[1], engine_loop(name, options, args.steps, args.seed, randoms, observe=True))
+            row[2] = max(row[2], aec_loop(raw_env, name, options, args.steps, args.seed, randoms))
+            row[3] = max(row[3], aec_loop(wrapped_env, name, options, args.steps, args.seed, randoms))
+    for name, (eng, eng_obs, raw, wrapped) in best.items():
+        print(
+            f"{name:34s} {eng:10,.0f} {eng_obs:10,.0f} {raw:10,.0f} {wrapped:10,.0f}"
+            f" {raw / eng:8.3f} {wrapped / eng:8.3f}"
+        )
+    _, eng_obs, raw, wrapped = best["dehla"]
     if spades:
-        raw, wrapped = best["dehla"][1], best["dehla"][2]
         print(f"{'OpenSpiel spades (C++, obs tensor)':34s} {spades:10,.0f}")
-        print(f"ratio to OpenSpiel spades, dehla: raw_env {raw / spades:.2f}x, env() {wrapped / spades:.2f}x")
+        print(
+            f"ratio to OpenSpiel spades, dehla: raw_env {raw / spades:.2f}x, env() {wrapped / spades:.2f}x;"
+            f" engine + encoder alone (no env) {eng_obs / spades:.2f}x"
+        )
     else:
         print("(install open_spiel, the bench extra, for OpenSpiel's spades in the same run)")
-    raw, wrapped = best["dehla"][1], best["dehla"][2]
     ratios = {"env() / raw_env": wrapped / raw}
     if spades:
         ratios["raw_env / OpenSpiel"] = raw / spades
