@@ -1,0 +1,134 @@
+"""The compiled encoder (``kernel="numba"``, :mod:`dehla_env.compiled_encoder`) against
+the reference :class:`~dehla_env.encoding.ObservationEncoder`: the same observation,
+bit for bit, for every seat at every decision of every ruleset and main option (R0.6:
+each seat sees only its own cards and what is public), through whole matches (the match
+values between hands); the same legal cards (R0.4); and ``raw_env(kernel="numba")``
+step for step the same episodes as ``raw_env()``, under PettingZoo's ``api_test``."""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import numpy as np
+import pytest
+from test_env_api import ALL_CONFIGS, RULESETS, _id, _quiet_api_test, _same, play_episode
+
+from dehla_env import env, raw_env
+from dehla_env.actions import MASK_DTYPE, NUM_ACTIONS, card_mask
+from dehla_env.compiled_encoder import CompiledEncoder, make_encoder
+from dehla_env.encoding import ObservationEncoder
+from dehla_env.engine import MatchState
+from dehla_env.rules import make_rules
+
+pytest.importorskip("numba")
+
+
+@pytest.mark.parametrize("config", RULESETS, ids=_id)
+def test_every_seat_sees_the_reference_observation_at_every_decision(config: tuple[str, dict[str, Any]]) -> None:
+    name, options = config
+    rules = make_rules(name, options)
+    rng = np.random.default_rng(11)
+    decisions = 0
+    for _match in range(6):
+        match = MatchState.new(rules, rng)
+        reference, compiled = ObservationEncoder(rules), CompiledEncoder(rules)
+        hands = 0
+        while not match.is_terminal() and hands < 4:  # several hands: new deals, match values
+            if match.is_chance():
+                hands += match.hand.complete
+                match.sample_chance(rng)  # the deal, the R1.4 draw
+                continue
+            # the seat to act always; every seat at a third of the decisions (a seat may
+            # be asked after several events, or twice for one state)
+            seats = range(rules.players) if rng.random() < 0.33 else [match.current_player()]
+            for seat in seats:
+                expected = reference.encode(match, seat)
+                got = compiled.encode(match, seat)
+                assert got.dtype == expected.dtype == np.float32
+                assert np.array_equal(got, expected), (seat, match.hand.phase, np.flatnonzero(got != expected))
+            legal = match.legal_actions()
+            match.apply_action(legal[int(rng.integers(len(legal)))])
+            decisions += 1
+        for seat in range(rules.players):  # the hand (or match) over
+            assert np.array_equal(compiled.encode(match, seat), reference.encode(match, seat))
+    assert decisions > 300
+
+
+@pytest.mark.parametrize("config", RULESETS, ids=_id)
+def test_the_compiled_card_mask_is_the_follow_suit_rule(config: tuple[str, dict[str, Any]]) -> None:
+    """R0.4: the legal cards ``encode_turn`` marks are the engine's, at every card."""
+    name, options = config
+    rules = make_rules(name, options)
+    rng = np.random.default_rng(12)
+    compiled = CompiledEncoder(rules)
+    reference = ObservationEncoder(rules)
+    cards = 0
+    for _hand in range(10):
+        match = MatchState.new(rules, rng)
+        match.sample_chance(rng)
+        while not match.hand.complete:
+            if match.is_chance():
+                match.sample_chance(rng)
+                continue
+            seat = match.current_player()
+            if match.hand.phase.name == "PLAY":
+                mask = np.zeros(NUM_ACTIONS, MASK_DTYPE)
+                obs = compiled.encode_turn(match, seat, mask)
+                assert np.array_equal(mask, card_mask(match.hand.legal_card_mask()))
+                assert np.array_equal(obs, reference.encode(match, seat))
+                cards += 1
+            legal = match.legal_actions()
+            match.apply_action(legal[int(rng.integers(len(legal)))])
+    assert cards >= 10 * rules.num_tricks * rules.players // 2
+
+
+@pytest.mark.parametrize("config", ALL_CONFIGS, ids=_id)
+def test_the_numba_env_plays_the_same_episodes_as_the_reference(config: tuple[str, dict[str, Any]]) -> None:
+    """Same seed, same actions: the same observations, rewards, terminations and infos."""
+    name, options = config
+    for seed in (0, 1, 2):
+        reference, compiled = raw_env(rules=name, **options), raw_env(rules=name, kernel="numba", **options)
+        reference.reset(seed=seed)
+        compiled.reset(seed=seed)
+        steps = 0
+        while reference.agents:
+            agent = reference.agent_selection
+            assert compiled.agent_selection == agent
+            expected, got = reference.last(), compiled.last()
+            assert all(_same(a, b) for a, b in zip(expected, got)), (steps, agent)
+            assert _same(compiled.observe(agent), reference.observe(agent))  # asked twice
+            other = reference.possible_agents[(steps + 1) % reference.num_players]
+            assert _same(compiled.observe(other), reference.observe(other))
+            assert _same(compiled.infos, reference.infos)
+            obs, _r, terminated, truncated, _i = expected
+            legal = np.flatnonzero(obs["action_mask"])
+            action = None if terminated or truncated else int(legal[(steps * 7) % len(legal)])
+            reference.step(action)
+            compiled.step(action)
+            assert _same(compiled.rewards, reference.rewards)
+            steps += 1
+        assert np.array_equal(compiled.state(), reference.state())
+        assert steps > 20
+
+
+@pytest.mark.parametrize("config", RULESETS[:2] + RULESETS[-3:], ids=_id)
+def test_pettingzoo_api_test_with_the_compiled_encoder(config: tuple[str, dict[str, Any]]) -> None:
+    name, options = config
+    _quiet_api_test(env(rules=name, kernel="numba", **options), num_cycles=60)
+    rng = np.random.default_rng(3)
+    e = env(rules=name, kernel="numba", **options)
+    e.reset(seed=5)
+    assert len(play_episode(e, rng)) > 20
+
+
+def test_kernel_names_and_the_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = make_rules("dehla")
+    assert type(make_encoder(rules)) is ObservationEncoder
+    assert isinstance(make_encoder(rules, "numba"), CompiledEncoder)
+    with pytest.raises(ValueError, match="kernel must be one of python, numba"):
+        raw_env(kernel="cython")
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
+    with pytest.raises(ImportError, match=r"pip install 'dehla\[fast\]'"):
+        raw_env(kernel="numba")
