@@ -14,6 +14,9 @@ random legal decisions:
 * ``raw_env``: the bare PettingZoo AEC env, ``env.last()`` every decision (so the
   observation is encoded every step) and the action picked from its mask;
 * ``env()``: the same through PettingZoo's safety wrappers;
+* with numba installed (the ``fast`` extra), ``raw nb`` and ``env nb``: the same two
+  with ``kernel="numba"`` (the compiled encoder, :mod:`dehla_env.compiled_encoder`,
+  bit for bit the same observations);
 * with ``open_spiel`` installed (the ``bench`` extra), OpenSpiel's C++ ``spades`` through
   pyspiel, the observation tensor built at every decision, so the speed of our envs is
   also a same-run ratio to a C++ trick-taking game.
@@ -24,8 +27,10 @@ uniform floats, so they differ only in what the environment adds. Each loop runs
 process is single threaded. The ratios to the engine are the figures to compare
 between runs (these machines are noisy, and other jobs may share the cores).
 Targets for ``dehla``: raw_env at least OpenSpiel's spades in the same run (1.0x), env()
-at least 0.8x raw_env.
-``--profile NAME`` runs cProfile over the raw_env loop of that ruleset afterwards.
+at least 0.8x raw_env; both are checked for the pure-Python env and for
+``kernel="numba"``.
+``--profile NAME`` runs cProfile over the raw_env loop of that ruleset afterwards
+(``--profile-kernel numba`` for the compiled encoder's).
 """
 
 from __future__ import annotations
@@ -33,9 +38,11 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import importlib.util
 import pstats
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -150,19 +157,28 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="runs per loop; the best is kept")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--profile", default=None, help="ruleset name to profile (raw_env loop)")
+    parser.add_argument("--profile-kernel", default="python", help="the env's kernel in the profile: python or numba")
     args = parser.parse_args()
     randoms = np.random.default_rng(args.seed).random(args.steps + 1_000).tolist()  # the engine loop ends its last hand
     for make in (raw_env, wrapped_env):  # warm up (imports, caches, the CPU's clock)
         aec_loop(make, "dehla", {}, 2_000, args.seed, randoms)
     engine_loop("dehla", {}, 2_000, args.seed, randoms)
+    numba = importlib.util.find_spec("numba") is not None
+    # the AEC loops: the pure-Python env, then (with numba) the compiled encoder's
+    envs: list[tuple[str, Callable[..., Any]]] = [("raw_env", raw_env), ("env()", wrapped_env)]
+    if numba:
+        envs += [("raw nb", partial(raw_env, kernel="numba")), ("env nb", partial(wrapped_env, kernel="numba"))]
+        for _name, make in envs[2:]:  # compile (or load the cache) before timing
+            for name, options in CONFIGS:
+                aec_loop(make, name, options, 1_000, args.seed, randoms)
+    else:
+        print("(install numba, the fast extra, for the env with kernel='numba')")
     print(f"{args.steps:,} random legal decisions per loop, best of {args.repeat}, seed {args.seed}, one core")
-    header = (
-        f"{'ruleset':34s} {'engine/s':>10s} {'eng+obs/s':>10s} {'raw_env/s':>10s} {'env()/s':>10s}"
-        f" {'raw/eng':>8s} {'env/eng':>8s}"
-    )
+    header = f"{'ruleset':34s} {'engine/s':>10s} {'eng+obs/s':>10s}" + "".join(f" {n + '/s':>10s}" for n, _ in envs)
+    header += f" {'raw/eng':>8s} {'env/eng':>8s}"
     print(header)
     print("-" * len(header))
-    best: dict[str, list[float]] = {label(*c): [0.0, 0.0, 0.0, 0.0] for c in CONFIGS}
+    best: dict[str, list[float]] = {label(*c): [0.0] * (2 + len(envs)) for c in CONFIGS}
     spades = 0.0
     for _ in range(args.repeat):  # rounds over every ruleset, so that noise spreads evenly
         os_rate = openspiel_loop(args.steps, randoms)
@@ -171,36 +187,43 @@ def main() -> None:
             row = best[label(name, options)]
             row[0] = max(row[0], engine_loop(name, options, args.steps, args.seed, randoms))
             row[1] = max(row[1], engine_loop(name, options, args.steps, args.seed, randoms, observe=True))
-            row[2] = max(row[2], aec_loop(raw_env, name, options, args.steps, args.seed, randoms))
-            row[3] = max(row[3], aec_loop(wrapped_env, name, options, args.steps, args.seed, randoms))
-    for name, (eng, eng_obs, raw, wrapped) in best.items():
-        print(
-            f"{name:34s} {eng:10,.0f} {eng_obs:10,.0f} {raw:10,.0f} {wrapped:10,.0f}"
-            f" {raw / eng:8.3f} {wrapped / eng:8.3f}"
-        )
-    _, eng_obs, raw, wrapped = best["dehla"]
+            for i, (_n, make) in enumerate(envs):
+                row[2 + i] = max(row[2 + i], aec_loop(make, name, options, args.steps, args.seed, randoms))
+    for name, row in best.items():
+        eng = row[0]
+        print(f"{name:34s}" + "".join(f" {r:10,.0f}" for r in row) + f" {row[2] / eng:8.3f} {row[3] / eng:8.3f}")
+    rates = dict(zip([n for n, _ in envs], best["dehla"][2:]))
+    eng_obs = best["dehla"][1]
     if spades:
         print(f"{'OpenSpiel spades (C++, obs tensor)':34s} {spades:10,.0f}")
         print(
-            f"ratio to OpenSpiel spades, dehla: raw_env {raw / spades:.2f}x, env() {wrapped / spades:.2f}x;"
-            f" engine + encoder alone (no env) {eng_obs / spades:.2f}x"
+            "ratio to OpenSpiel spades, dehla: "
+            + ", ".join(f"{n} {r / spades:.2f}x" for n, r in rates.items())
+            + f"; engine + encoder alone (no env) {eng_obs / spades:.2f}x"
         )
     else:
         print("(install open_spiel, the bench extra, for OpenSpiel's spades in the same run)")
-    ratios = {"env() / raw_env": wrapped / raw}
-    if spades:
-        ratios["raw_env / OpenSpiel"] = raw / spades
-    verdicts = ", ".join(
-        f"{k} {ratios[k]:.2f} ({'meets' if ratios[k] >= v else 'BELOW'} {v})" for k, v in TARGETS.items() if k in ratios
-    )
-    print(f"targets for dehla: {verdicts}")
+    for raw_name, env_name in (("raw_env", "env()"), ("raw nb", "env nb")):
+        if raw_name not in rates:
+            continue
+        ratios = {"env() / raw_env": rates[env_name] / rates[raw_name]}
+        if spades:
+            ratios["raw_env / OpenSpiel"] = rates[raw_name] / spades
+        verdicts = ", ".join(
+            f"{k} {ratios[k]:.2f} ({'meets' if ratios[k] >= v else 'BELOW'} {v})"
+            for k, v in TARGETS.items()
+            if k in ratios
+        )
+        kernel = "numba" if raw_name == "raw nb" else "python"
+        print(f"targets for dehla, kernel={kernel!r}: {verdicts}")
     if args.profile:
         name, options = next(c for c in CONFIGS if label(*c) == args.profile or c[0] == args.profile)
+        make_raw = partial(raw_env, kernel=args.profile_kernel)
         profiler = cProfile.Profile()
         profiler.enable()
-        aec_loop(raw_env, name, options, args.steps, args.seed, randoms)
+        aec_loop(make_raw, name, options, args.steps, args.seed, randoms)
         profiler.disable()
-        print(f"\ncProfile of the raw_env loop, {label(name, options)} (tottime):")
+        print(f"\ncProfile of the raw_env loop, {label(name, options)}, kernel={args.profile_kernel!r} (tottime):")
         pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
 
 
