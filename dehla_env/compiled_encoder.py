@@ -30,6 +30,8 @@ from .rules import Rules, TrumpMaking
 #: the encoders a caller can ask for: the pure-Python reference, or the compiled board
 ENCODER_KERNELS = ("python", "numba")
 
+_FLOAT32 = np.dtype(np.float32)  # a dtype object: np.empty takes it some 30 ns faster than the type
+
 _MAKING_CODE = {
     TrumpMaking.FIRST_VOID: 0,
     TrumpMaking.CHOSEN: 1,
@@ -102,7 +104,7 @@ class CompiledEncoder(ObservationEncoder):
         """The flat observation of ``seat`` in ``match`` now (a new array unless ``out``)."""
         hand = match.hand
         if out is None:
-            out = np.empty(self._obs_size, dtype=np.float32)
+            out = np.empty(self._obs_size, _FLOAT32)
         events = hand.events
         if hand is self._hand:
             if len(events) == self._seen + 1 and match.hands_completed == self._match_seen:  # the usual step
@@ -131,7 +133,7 @@ class CompiledEncoder(ObservationEncoder):
         cards set in ``mask`` (an all-zero action mask): what an env needs at every
         card decision, in one compiled call on the usual step."""
         hand = match.hand
-        out = np.empty(self._obs_size, dtype=np.float32)
+        out = np.empty(self._obs_size, _FLOAT32)
         events = hand.events
         if hand is self._hand and len(events) == self._seen + 1 and match.hands_completed == self._match_seen:
             self._seen += 1

@@ -96,6 +96,7 @@ from .rules import Rules, make_rules
 
 EPISODES = ("hand", "match")
 _PLAY = Phase.PLAY
+_MASK_DTYPE = np.dtype(MASK_DTYPE)  # a dtype object: np.zeros takes it faster than the type
 OBSERVATIONS = ("flat", "structured")
 
 
@@ -242,7 +243,7 @@ class raw_env(AECEnv):
             seat = hand.to_act
             if self._turn_encoder is not None:
                 # the compiled encoder: the observation and the mask in one call, now
-                mask = self._mask = np.zeros(NUM_ACTIONS, MASK_DTYPE)
+                mask = self._mask = np.zeros(NUM_ACTIONS, _MASK_DTYPE)
                 self._turn_obs = self._turn_encoder.encode_turn(match, seat, mask)
             else:
                 mask = self._mask = card_mask(hand.legal_card_mask())
@@ -320,12 +321,17 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, Any]:
+        flat = self._turn_obs
+        if flat is not None and agent == self.agent_selection and not self.structured:
+            # the compiled encoder's observation of the seat to act, made in step: handed
+            # out once (a second observe encodes afresh)
+            self._turn_obs = None
+            return {"observation": flat, "action_mask": self._mask.copy()}
         match = self.match
         assert match is not None
         seat = self.agent_name_mapping[agent]
-        flat = self._turn_obs
         if flat is not None and agent == self.agent_selection:
-            self._turn_obs = None  # handed out once; a second observe encodes afresh
+            self._turn_obs = None
         else:
             flat = self.encoder.encode(match, seat)
         mask = self._mask if agent == self.agent_selection else self._zero_mask
@@ -333,6 +339,18 @@ class raw_env(AECEnv):
             return {"observation": flat, "action_mask": mask.copy()}
         history = self.encoder.history(match, seat)
         return {"observation": structured_from_flat(flat, history, self.num_players), "action_mask": np.array(mask)}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``, read once (the loop of every PettingZoo user calls it at
+        every step)."""
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def state(self) -> np.ndarray:
         """Privileged global state (see the module docstring). For critics only."""
