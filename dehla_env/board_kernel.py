@@ -24,25 +24,20 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET
+from .cards import NUM_CARDS, NUM_RANKS, TEN_RANK
+from .encoding import NUM_BID_CHOICES
+from .engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, Phase, TrumpContext
+from .rules import TrumpMaking
+
 jit = numba.njit(cache=True, nogil=True)
 
-NUM_CARDS = 52
-NUM_RANKS = 13
-TEN_RANK = 8
-FIRST_STAGE_CARDS = 20
-FIRST_STAGE_TRICKS = 5
-TRUMP_OFFSET = 52
-PASS_ACTION = 56
-BID_OFFSET = 57
-MIN_BID = 7
-MAX_BID = 13
-NUM_BID_CHOICES = 30
-
-# phases (dehla_env.engine.hand.Phase) and trump contexts (TrumpContext)
-DEAL, DRAW, TRUMP, BID, PLAY, DONE = 0, 1, 2, 3, 4, 5
-CTX_NONE, CTX_CHOSEN, CTX_OPEN, CTX_VOID, CTX_ALL_PASS = 0, 1, 2, 3, 4
-# trump making (F_MAKING), as CompiledEncoder codes dehla_env.rules.TrumpMaking
-MAKE_FIRST_VOID, MAKE_CHOSEN, MAKE_OPEN, MAKE_CLOSED, MAKE_NAMED, MAKE_BIDDING = 0, 1, 2, 3, 4, 5
+# the engine's phases and trump contexts as plain ints (numba freezes globals as constants)
+DEAL, DRAW, TRUMP, BID, PLAY, DONE = (int(p) for p in Phase)
+CTX_NONE, CTX_CHOSEN, CTX_OPEN, CTX_VOID, CTX_ALL_PASS = (int(c) for c in TrumpContext)
+#: the ruleset's trump making as the int ``F[F_MAKING]`` holds
+MAKING_CODE = {making: code for code, making in enumerate(TrumpMaking)}
+MAKE_FIRST_VOID, MAKE_CHOSEN, MAKE_OPEN, MAKE_CLOSED, MAKE_NAMED, MAKE_BIDDING = (MAKING_CODE[m] for m in TrumpMaking)
 
 # ---- the mirror S: scalars, then arrays (n <= 6 seats, a deck of up to 156 cards)
 S_PHASE, S_TO_ACT, S_DEALER, S_LEADER, S_LED, S_TRUMP, S_TSUIT, S_MAKER = 0, 1, 2, 3, 4, 5, 6, 7

@@ -25,21 +25,12 @@ import numpy as np
 
 from .encoding import ObservationEncoder, _match_features, board_layout, gather_indices
 from .engine import MatchState
-from .rules import Rules, TrumpMaking
+from .rules import Rules
 
 #: the encoders a caller can ask for: the pure-Python reference, or the compiled board
 ENCODER_KERNELS = ("python", "numba")
 
 _FLOAT32 = np.dtype(np.float32)  # a dtype object: np.empty takes it some 30 ns faster than the type
-
-_MAKING_CODE = {
-    TrumpMaking.FIRST_VOID: 0,
-    TrumpMaking.CHOSEN: 1,
-    TrumpMaking.OPEN: 2,
-    TrumpMaking.CLOSED: 3,
-    TrumpMaking.NAMED: 4,
-    TrumpMaking.BIDDING: 5,
-}
 
 
 def board_kernel() -> ModuleType:
@@ -71,7 +62,7 @@ class CompiledEncoder(ObservationEncoder):
         board = board_layout(n)
         facts = [
             n,
-            _MAKING_CODE[rules.trump_making],
+            k.MAKING_CODE[rules.trump_making],
             int(rules.has_middle),
             int(rules.staged_deal),
             int(rules.draw_if_no_void),
