@@ -91,6 +91,20 @@ class CompiledEncoder(ObservationEncoder):
         self._seen = 0  # events of that hand applied
         self._match_seen = -1  # hands_completed when the match rows were written
 
+    def __getstate__(self) -> dict[str, Any]:
+        """For copies and pickles (an env is deep-copied, or sent to a worker): the
+        arrays and the hand followed, without the kernels (a module does not pickle)."""
+        state = self.__dict__.copy()
+        for name in ("_k", "_event_gather", "_event_turn"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        k = self._k = board_kernel()
+        self._event_gather = k.event_gather
+        self._event_turn = k.event_turn
+
     def encode(self, match: MatchState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The flat observation of ``seat`` in ``match`` now (a new array unless ``out``)."""
         hand = match.hand

@@ -7,7 +7,9 @@ step for step the same episodes as ``raw_env()``, under PettingZoo's ``api_test`
 
 from __future__ import annotations
 
+import copy
 import importlib.util
+import pickle
 from typing import Any
 
 import numpy as np
@@ -120,6 +122,27 @@ def test_pettingzoo_api_test_with_the_compiled_encoder(config: tuple[str, dict[s
     e = env(rules=name, kernel="numba", **options)
     e.reset(seed=5)
     assert len(play_episode(e, rng)) > 20
+
+
+@pytest.mark.parametrize(
+    "copy_env", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"]
+)
+def test_a_copied_numba_env_goes_on_as_the_original(copy_env: Any) -> None:
+    """A deep copy or a pickle taken mid-hand (vectorising libraries do both) plays on
+    like the original, and like the reference env."""
+    reference, compiled = raw_env(rules="dehla"), raw_env(rules="dehla", kernel="numba")
+    for e in (reference, compiled):
+        e.reset(seed=4)
+        for _ in range(9):
+            e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    copied = copy_env(compiled)
+    while reference.agents:
+        expected = reference.last()
+        for e in (compiled, copied):
+            assert all(_same(a, b) for a, b in zip(e.last(), expected))
+        action = None if expected[2] else int(np.flatnonzero(expected[0]["action_mask"])[-1])
+        for e in (reference, compiled, copied):
+            e.step(action)
 
 
 def test_kernel_names_and_the_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
