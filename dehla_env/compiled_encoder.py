@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .actions import NUM_ACTIONS
 from .encoding import ObservationEncoder, _match_features, board_layout, gather_indices
 from .engine import MatchState
 from .rules import Rules
@@ -30,6 +31,7 @@ from .rules import Rules
 #: the encoders a caller can ask for: the pure-Python reference, or the compiled board
 ENCODER_KERNELS = ("python", "numba")
 
+_MASK_SHAPE = (NUM_ACTIONS,)
 _FLOAT32 = np.dtype(np.float32)  # a dtype object: np.empty takes it some 30 ns faster than the type
 
 
@@ -107,9 +109,13 @@ class CompiledEncoder(ObservationEncoder):
 
     def encode(self, match: MatchState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The flat observation of ``seat`` in ``match`` now (a new array unless ``out``)."""
+        if not 0 <= seat < self.n:  # the kernels index without bounds checks
+            raise ValueError(f"no seat {seat!r} with {self.n} players")
         hand = match.hand
         if out is None:
             out = np.empty(self._obs_size, _FLOAT32)
+        elif out.shape != (self._obs_size,) or out.dtype != _FLOAT32:
+            raise ValueError(f"out must be a float32 array of shape ({self._obs_size},), not {out.dtype} {out.shape}")
         events = hand.events
         if hand is self._hand:
             if len(events) == self._seen + 1 and match.hands_completed == self._match_seen:  # the usual step
@@ -137,6 +143,8 @@ class CompiledEncoder(ObservationEncoder):
         """:meth:`encode` for ``seat``, the seat to act in the card phase, and its legal
         cards set in ``mask`` (an all-zero action mask): what an env needs at every
         card decision, in one compiled call on the usual step."""
+        if not 0 <= seat < self.n or mask.shape != _MASK_SHAPE:  # no bounds checks below
+            raise ValueError(f"no seat {seat!r} with {self.n} players, or a mask not of shape {_MASK_SHAPE}")
         hand = match.hand
         out = np.empty(self._obs_size, _FLOAT32)
         events = hand.events

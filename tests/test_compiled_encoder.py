@@ -145,6 +145,27 @@ def test_a_copied_numba_env_goes_on_as_the_original(copy_env: Any) -> None:
             e.step(action)
 
 
+def test_a_seat_or_buffer_that_does_not_fit_is_refused() -> None:
+    """The kernels index without bounds checks, so the encoder checks what it is given."""
+    rules = make_rules("dehla")
+    rng = np.random.default_rng(0)
+    match = MatchState.new(rules, rng)
+    match.sample_chance(rng)
+    compiled = CompiledEncoder(rules)
+    for seat in (-1, 4, 99):
+        with pytest.raises(ValueError, match=f"no seat {seat} with 4 players"):
+            compiled.encode(match, seat)
+        with pytest.raises(ValueError, match=f"no seat {seat} with 4 players"):
+            compiled.encode_turn(match, seat, np.zeros(NUM_ACTIONS, MASK_DTYPE))
+    with pytest.raises(ValueError, match="a mask not of shape"):
+        compiled.encode_turn(match, 0, np.zeros(10, MASK_DTYPE))
+    with pytest.raises(ValueError, match="out must be a float32 array"):
+        compiled.encode(match, 0, out=np.empty(10, np.float32))
+    out = np.empty(compiled.layout.size, np.float32)
+    assert compiled.encode(match, 1, out=out) is out
+    assert np.array_equal(out, ObservationEncoder(rules).encode(match, 1))
+
+
 def test_kernel_names_and_the_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     rules = make_rules("dehla")
     assert type(make_encoder(rules)) is ObservationEncoder
