@@ -13,10 +13,10 @@ the middle, R3.3 the early end), and ``tests/test_compiled_encoder.py`` holds ev
 observation it gathers to :class:`~dehla_env.encoding.ObservationEncoder`, bit for bit,
 at every decision of every ruleset.
 
-Arrays: ``S`` the mirror (int64, the ``S_*`` offsets below), ``B`` the board (float32),
-``F`` the ruleset's facts and the board's offsets (int64, ``F_*``), ``G`` the gather
-index per seat
-(:func:`~dehla_env.encoding.gather_indices`).
+Arrays: ``S`` (int64) holds the mirror (the ``S_*`` offsets below), then from ``S_F`` the
+ruleset's facts and the board's offsets (``F_*``, read through the view ``F = S[S_F:]``),
+then from ``S_RUNS`` each seat's gather (:func:`gather_runs`); one array, since every
+array argument costs numba's dispatch some 50 ns per call. ``B`` is the board (float32).
 """
 
 from __future__ import annotations
@@ -132,6 +132,7 @@ BOARD_SLICES = (
 
 @jit
 def _holds_suit(S: np.ndarray, seat: int, suit: int) -> bool:
+    """Whether ``seat`` holds a card of ``suit``."""
     o = S_HANDS + seat * NUM_CARDS + suit * NUM_RANKS
     for r in range(NUM_RANKS):  # noqa: SIM110 (a loop numba compiles; no generator)
         if S[o + r] > 0:
@@ -238,7 +239,7 @@ def event(S: np.ndarray, B: np.ndarray, seat: int, action: int) -> None:
 
 @jit
 def event_gather(S: np.ndarray, B: np.ndarray, seat: int, action: int, observer: int, out: np.ndarray) -> None:
-    """:func:`event`, then :func:`gather` (one call for the usual step of an env)."""
+    """:func:`event`, then :func:`gather` (the usual step of ``CompiledEncoder.encode``)."""
     event(S, B, seat, action)
     gather(S, B, observer, out)
 

@@ -86,6 +86,7 @@ class CompiledEncoder(ObservationEncoder):
         self._values = np.zeros(board.size, dtype=np.float32)
         self._obs_size = self.layout.size
         self._o_match = board["match"].offset
+        assert board["match"].stop == board.size  # the kernels' deal clears all before it
         self._event_gather = k.event_gather
         self._event_turn = k.event_turn
         self._match_rows: dict[tuple, np.ndarray] = {}  # the match rows by the match values
