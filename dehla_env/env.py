@@ -165,6 +165,7 @@ class raw_env(AECEnv):
         # act is then made with it, in step, and handed out by the next observe
         self._turn_encoder = self.encoder if isinstance(self.encoder, CompiledEncoder) else None
         self._turn_obs: np.ndarray | None = None
+        self._turn_agent = ""  # the agent _turn_obs is for
         self.layout = layout_for(n)
         obs_space = self._make_observation_space()
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -245,6 +246,7 @@ class raw_env(AECEnv):
                 # the compiled encoder: the observation and the mask in one call, now
                 mask = self._mask = np.zeros(NUM_ACTIONS, _MASK_DTYPE)
                 self._turn_obs = self._turn_encoder.encode_turn(match, seat, mask)
+                self._turn_agent = self.possible_agents[seat]
             else:
                 mask = self._mask = card_mask(hand.legal_card_mask())
         elif self._episode_over():
@@ -322,7 +324,8 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, Any]:
         flat = self._turn_obs
-        if flat is not None and agent == self.agent_selection and not self.structured:
+        mine = flat is not None and agent == self._turn_agent and agent == self.agent_selection
+        if mine and not self.structured:
             # the compiled encoder's observation of the seat to act, made in step: handed
             # out once (a second observe encodes afresh)
             self._turn_obs = None
@@ -330,7 +333,7 @@ class raw_env(AECEnv):
         match = self.match
         assert match is not None
         seat = self.agent_name_mapping[agent]
-        if flat is not None and agent == self.agent_selection:
+        if flat is not None and mine:
             self._turn_obs = None
         else:
             flat = self.encoder.encode(match, seat)

@@ -124,6 +124,31 @@ def test_pettingzoo_api_test_with_the_compiled_encoder(config: tuple[str, dict[s
     assert len(play_episode(e, rng)) > 20
 
 
+@pytest.mark.parametrize("max_cycles", [1, 2, 5])
+def test_dead_steps_without_observing_hand_out_each_agent_its_own_observation(max_cycles: int) -> None:
+    """Moves chosen from the infos' masks, never observed, until every agent is
+    truncated; then each dead agent stepped with None and the next one observed: the
+    observation made for the last seat to act goes to no other agent (PettingZoo's dead
+    steps move ``agent_selection`` without a move of the game)."""
+    reference = raw_env(rules="coat-pees", max_cycles=max_cycles)
+    compiled = raw_env(rules="coat-pees", max_cycles=max_cycles, kernel="numba")
+    for e in (reference, compiled):
+        e.reset(seed=6)
+    steps = 0
+    while not any(reference.truncations.values()):
+        legal = np.flatnonzero(reference.infos[reference.agent_selection]["action_mask"])
+        action = int(legal[steps % len(legal)])
+        for e in (reference, compiled):
+            e.step(action)
+        steps += 1
+    assert steps == 4 * max_cycles
+    while reference.agents:
+        for e in (reference, compiled):
+            e.step(None)
+        for agent in reference.agents:
+            assert _same(compiled.observe(agent), reference.observe(agent)), agent
+
+
 @pytest.mark.parametrize(
     "copy_env", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"]
 )
