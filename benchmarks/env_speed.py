@@ -49,6 +49,7 @@ import numpy as np
 
 from dehla_env import env as wrapped_env
 from dehla_env import raw_env
+from dehla_env.compiled_encoder import ENCODER_KERNELS
 from dehla_env.encoding import ObservationEncoder
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
@@ -157,7 +158,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="runs per loop; the best is kept")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--profile", default=None, help="ruleset name to profile (raw_env loop)")
-    parser.add_argument("--profile-kernel", default="python", help="the env's kernel in the profile: python or numba")
+    parser.add_argument(
+        "--profile-kernel", default="python", choices=ENCODER_KERNELS, help="the env's kernel in the profile"
+    )
     args = parser.parse_args()
     randoms = np.random.default_rng(args.seed).random(args.steps + 1_000).tolist()  # the engine loop ends its last hand
     for make in (raw_env, wrapped_env):  # warm up (imports, caches, the CPU's clock)

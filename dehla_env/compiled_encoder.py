@@ -17,7 +17,6 @@ match's own values whenever a hand is completed) and a hand that has not been de
 
 from __future__ import annotations
 
-import importlib.util
 from types import ModuleType
 from typing import Any
 
@@ -37,11 +36,9 @@ _FLOAT32 = np.dtype(np.float32)  # a dtype object: np.empty takes it some 30 ns 
 
 def board_kernel() -> ModuleType:
     """:mod:`dehla_env.board_kernel`, imported (and numba with it) on first use."""
-    if importlib.util.find_spec("numba") is None:
-        raise ImportError("kernel='numba' needs numba: pip install 'dehla[fast]'")
-    from . import board_kernel as module
+    from .vector.kernels import compiled_module  # here: dehla_env.vector imports this env
 
-    return module
+    return compiled_module("dehla_env.board_kernel")
 
 
 def make_encoder(rules: Rules, kernel: str = "python") -> ObservationEncoder:

@@ -324,18 +324,18 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, Any]:
         flat = self._turn_obs
-        mine = flat is not None and agent == self._turn_agent and agent == self.agent_selection
-        if mine and not self.structured:
+        if flat is not None and agent == self._turn_agent and agent == self.agent_selection:
             # the compiled encoder's observation of the seat to act, made in step: handed
-            # out once (a second observe encodes afresh)
+            # out once (a second observe, or another agent's, encodes afresh)
             self._turn_obs = None
-            return {"observation": flat, "action_mask": self._mask.copy()}
+            if not self.structured:
+                return {"observation": flat, "action_mask": self._mask.copy()}
+        else:
+            flat = None
         match = self.match
         assert match is not None
         seat = self.agent_name_mapping[agent]
-        if flat is not None and mine:
-            self._turn_obs = None
-        else:
+        if flat is None:
             flat = self.encoder.encode(match, seat)
         mask = self._mask if agent == self.agent_selection else self._zero_mask
         if not self.structured:

@@ -8,19 +8,21 @@ step for step the same episodes as ``raw_env()``, under PettingZoo's ``api_test`
 from __future__ import annotations
 
 import copy
-import importlib.util
 import pickle
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers import random_step
 from test_env_api import ALL_CONFIGS, RULESETS, _id, _quiet_api_test, _same, play_episode
 
 from dehla_env import env, raw_env
 from dehla_env.actions import MASK_DTYPE, NUM_ACTIONS, card_mask
 from dehla_env.compiled_encoder import CompiledEncoder, make_encoder
 from dehla_env.encoding import ObservationEncoder
-from dehla_env.engine import MatchState
+from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
 
 pytest.importorskip("numba")
@@ -35,23 +37,18 @@ def test_every_seat_sees_the_reference_observation_at_every_decision(config: tup
     for _match in range(6):
         match = MatchState.new(rules, rng)
         reference, compiled = ObservationEncoder(rules), CompiledEncoder(rules)
-        hands = 0
-        while not match.is_terminal() and hands < 4:  # several hands: new deals, match values
-            if match.is_chance():
-                hands += match.hand.complete
-                match.sample_chance(rng)  # the deal, the R1.4 draw
-                continue
-            # the seat to act always; every seat at a third of the decisions (a seat may
-            # be asked after several events, or twice for one state)
-            seats = range(rules.players) if rng.random() < 0.33 else [match.current_player()]
-            for seat in seats:
-                expected = reference.encode(match, seat)
-                got = compiled.encode(match, seat)
-                assert got.dtype == expected.dtype == np.float32
-                assert np.array_equal(got, expected), (seat, match.hand.phase, np.flatnonzero(got != expected))
-            legal = match.legal_actions()
-            match.apply_action(legal[int(rng.integers(len(legal)))])
-            decisions += 1
+        while not match.is_terminal() and match.hands_completed < 4:  # new deals, match values
+            if not match.is_chance():
+                # the seat to act always; every seat at a third of the decisions (a seat
+                # may be asked after several events, or twice for one state)
+                seats = range(rules.players) if rng.random() < 0.33 else [match.current_player()]
+                for seat in seats:
+                    expected = reference.encode(match, seat)
+                    got = compiled.encode(match, seat)
+                    assert got.dtype == expected.dtype == np.float32
+                    assert np.array_equal(got, expected), (seat, match.hand.phase, np.flatnonzero(got != expected))
+                decisions += 1
+            random_step(match, rng)  # a decision, the deal or the R1.4 draw
         for seat in range(rules.players):  # the hand (or match) over
             assert np.array_equal(compiled.encode(match, seat), reference.encode(match, seat))
     assert decisions > 300
@@ -68,20 +65,16 @@ def test_the_compiled_card_mask_is_the_follow_suit_rule(config: tuple[str, dict[
     cards = 0
     for _hand in range(10):
         match = MatchState.new(rules, rng)
-        match.sample_chance(rng)
+        random_step(match, rng)  # the deal
         while not match.hand.complete:
-            if match.is_chance():
-                match.sample_chance(rng)
-                continue
-            seat = match.current_player()
-            if match.hand.phase.name == "PLAY":
+            if match.hand.phase == Phase.PLAY:
+                seat = match.current_player()
                 mask = np.zeros(NUM_ACTIONS, MASK_DTYPE)
                 obs = compiled.encode_turn(match, seat, mask)
                 assert np.array_equal(mask, card_mask(match.hand.legal_card_mask()))
                 assert np.array_equal(obs, reference.encode(match, seat))
                 cards += 1
-            legal = match.legal_actions()
-            match.apply_action(legal[int(rng.integers(len(legal)))])
+            random_step(match, rng)
     assert cards >= 10 * rules.num_tricks * rules.players // 2
 
 
@@ -191,13 +184,18 @@ def test_a_seat_or_buffer_that_does_not_fit_is_refused() -> None:
     assert np.array_equal(out, ObservationEncoder(rules).encode(match, 1))
 
 
-def test_kernel_names_and_the_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_kernel_names_and_the_missing_extra() -> None:
     rules = make_rules("dehla")
     assert type(make_encoder(rules)) is ObservationEncoder
     assert isinstance(make_encoder(rules, "numba"), CompiledEncoder)
     with pytest.raises(ValueError, match="kernel must be one of python, numba"):
         raw_env(kernel="cython")
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
-    with pytest.raises(ImportError, match=r"pip install 'dehla\[fast\]'"):
-        raw_env(kernel="numba")
+    code = (
+        "import sys\nsys.modules['numba'] = None  # as if it were not installed\n"
+        "from dehla_env import raw_env\n"
+        "raw_env()  # the pure-Python reference needs nothing more\n"
+        "raw_env(kernel='numba')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode != 0
+    assert run.stderr.strip().splitlines()[-1] == "ImportError: kernel='numba' needs numba: pip install 'dehla[fast]'"

@@ -28,6 +28,7 @@ What the kernels take, as named tuples that numba reads by field name, is in
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from types import ModuleType
 
@@ -50,13 +51,18 @@ def fastest_kernel() -> str:
     return "numba" if importlib.util.find_spec("numba") is not None else "numpy"
 
 
-def jitted() -> ModuleType:
-    """:mod:`dehla_env.vector.jitted`, imported (and numba with it) on first use."""
+def compiled_module(name: str) -> ModuleType:
+    """The numba kernels' module ``name`` (``"dehla_env.vector.jitted"``,
+    ``"dehla_env.board_kernel"``), imported (and numba with it) on first use; a missing
+    numba is one line naming the extra."""
     try:
-        from . import jitted as module
+        return importlib.import_module(name)
     except ImportError as err:
-        missing = err.name
-        if missing != "numba":  # a broken install of something else: say so as it is
+        if err.name != "numba":  # a broken install of something else: say so as it is
             raise
         raise ImportError("kernel='numba' needs numba: pip install 'dehla[fast]'") from None
-    return module
+
+
+def jitted() -> ModuleType:
+    """:mod:`dehla_env.vector.jitted`, imported (and numba with it) on first use."""
+    return compiled_module("dehla_env.vector.jitted")
