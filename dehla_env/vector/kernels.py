@@ -55,13 +55,9 @@ def compiled_module(name: str) -> ModuleType:
     """The numba kernels' module ``name`` (``"dehla_env.vector.jitted"``,
     ``"dehla_env.board_kernel"``), imported (and numba with it) on first use; a missing
     numba is one line naming the extra."""
-    try:
-        return importlib.import_module(name)
-    except ImportError as err:
-        missing = err.name  # (not ``err.name != ...``: the architecture test reads that as a ruleset name)
-        if missing != "numba":  # a broken install of something else: say so as it is
-            raise
-        raise ImportError("kernel='numba' needs numba: pip install 'dehla[fast]'") from None
+    if importlib.util.find_spec("numba") is None:
+        raise ImportError("kernel='numba' needs numba: pip install 'dehla[fast]'")
+    return importlib.import_module(name)  # any other broken install raises as it is
 
 
 def jitted() -> ModuleType:
