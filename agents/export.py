@@ -7,7 +7,7 @@ TorchScript module or an ONNX graph.
     python -m agents.export agents/checkpoints/dehla.pt --out dehla.onnx --format onnx --relabel
 
 ``--average-snapshots K`` plays the uniform average of the final weights and the last
-``K`` frozen snapshots that train.py keeps for its opponent pool (taken every
+``K`` frozen snapshots that the trainer keeps for its opponent pool (taken every
 ``snapshot_every`` updates). Averaging the weights along the end of one run (as in
 stochastic weight averaging) smooths out the update-to-update noise of PPO at a
 fixed learning rate; whether it helps is a question for the arena, not an assumption.
@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from dehla_env.commands import typed_command
 
 from .policy import export_onnx, export_torchscript, policy_from_checkpoint, read_checkpoint
 
@@ -47,7 +49,7 @@ def play_checkpoint(checkpoint: dict[str, Any], average_snapshots: int = 0) -> d
     if average_snapshots < 0:
         raise ValueError(f"--average-snapshots is a count of snapshots (0 or more), not {average_snapshots}")
     if average_snapshots > 0:
-        # train.py keeps the snapshots in its opponent pool
+        # the trainer keeps the snapshots in its opponent pool
         snaps = checkpoint.get("pool", {}).get("snapshots", checkpoint.get("snapshots", []))
         if not isinstance(snaps, list):
             raise ValueError("the checkpoint's snapshots entry is not a list of weights")
@@ -61,8 +63,8 @@ def play_checkpoint(checkpoint: dict[str, Any], average_snapshots: int = 0) -> d
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agents.export", description=__doc__.splitlines()[0])
-    parser.add_argument("checkpoint", help="train.py's checkpoint.pt or a play-only policy file")
+    parser = argparse.ArgumentParser(prog=typed_command("agents.export"), description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint", help="the trainer's checkpoint.pt or a play-only policy file")
     parser.add_argument("--out", required=True, help="file to write")
     parser.add_argument("--format", choices=["policy", "torchscript", "onnx"], default="policy")
     parser.add_argument("--average-snapshots", type=int, default=0, metavar="K")

@@ -44,6 +44,7 @@ from dehla_env.actions import (
     parse_action,
 )
 from dehla_env.cards import NUM_RANKS, RANK_LETTERS, SUIT_LETTERS, suit_of
+from dehla_env.commands import typed_command
 from dehla_env.engine import DRAWN, MatchState, Phase, TrumpContext
 from dehla_env.rules import PRESETS, MatchScoring, Rules, TrumpMaking, make_rules, parse_option_pairs
 from dehla_env.view import PlayerView, view_of
@@ -609,7 +610,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> _Parser:
     parser = _Parser(
-        prog="python -m agents.play",
+        prog=typed_command("agents.play"),
         description=(__doc__ or "").splitlines()[0],
         epilog=spec_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,

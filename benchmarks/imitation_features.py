@@ -3,7 +3,7 @@ card-counting features of :mod:`agents.features`.
 
     python benchmarks/imitation_features.py [--hands 7000] [--epochs 12] [--deals 400] [--arch mlp]
 
-Records ``--hands`` hands of hard self-play (train.py's warm-start data,
+Records ``--hands`` hands of hard self-play (the trainer's warm-start data,
 :mod:`agents.training.imitation`), holds out a seventh of the decisions, and fits the
 same network twice from the same seed, once on the observation alone and once with the
 features appended, by the warm start's own fit (cross-entropy with suit relabelling).
@@ -31,7 +31,7 @@ from dehla_env.encoding import observation_size, privileged_size
 from dehla_env.rules import make_rules
 
 HIDDEN = {"mlp": (512, 256), "suits": (256, 256)}
-"""The shipped sizes of each architecture (configs/)."""
+"""The shipped sizes of each architecture (agents/configs/)."""
 
 
 def main() -> None:

@@ -1,8 +1,8 @@
 """End-to-end training throughput against the raw AEC env, measured in the same process.
 
-    python benchmarks/train_speed.py [--config configs/dehla.yaml] [--updates 6] [--steps 20000]
+    python benchmarks/train_speed.py [--config dehla] [--updates 6] [--steps 20000]
 
-Runs ``train.py``'s own loop (``train.main``) from the config for ``--updates`` PPO
+Runs the trainer's own loop (``agents.train.main``, what ``dehla-train`` runs) from the config for ``--updates`` PPO
 updates, without the warm start, evaluation or snapshots (they are not per-decision
 costs), in a temporary run directory; then the raw env's random-legal loop of
 ``benchmarks/env_speed.py`` on the same ruleset. Prints where training's time went,
@@ -29,12 +29,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import numpy as np  # noqa: E402
 from env_speed import aec_loop  # noqa: E402
 
-import train  # noqa: E402
+from agents import train  # noqa: E402
 from dehla_env import raw_env  # noqa: E402
 
 
 def run_training(config: str, updates: int, out_dir: str, extra: list[str]) -> dict:
-    """One training run of ``updates`` updates; its closing summary (``train.py``'s JSON)."""
+    """One training run of ``updates`` updates; its closing summary (the trainer's JSON)."""
     args = ["--config", config]
     for item in (
         "imitation_hands=0",
@@ -50,13 +50,13 @@ def run_training(config: str, updates: int, out_dir: str, extra: list[str]) -> d
     with contextlib.redirect_stdout(buf):
         rc = train.main(args)
     if rc != 0:
-        raise SystemExit(f"train.py exited {rc}:\n{buf.getvalue()}")
+        raise SystemExit(f"dehla-train exited {rc}:\n{buf.getvalue()}")
     return json.loads(buf.getvalue().strip().splitlines()[-1])
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--config", default="configs/dehla.yaml")
+    p.add_argument("--config", default="dehla")
     p.add_argument("--updates", type=int, default=6)
     p.add_argument("--steps", type=int, default=20000, help="raw env decisions per repeat")
     p.add_argument("--override", action="append", default=[], metavar="KEY=VALUE")

@@ -1,7 +1,7 @@
-"""One PPO update of ``train.py`` in float32 and in bfloat16 autocast: its time per
+"""One PPO update of the trainer (``dehla-train``) in float32 and in bfloat16 autocast: its time per
 minibatch step, the share of it in matrix products, and the arithmetic rate that implies.
 
-    python benchmarks/update_speed.py [--config configs/dehla.yaml] [--updates 2]
+    python benchmarks/update_speed.py [--config dehla] [--updates 2]
 
 The update is the trainer's own (``train.ppo_update`` with ``train.make_optimizer``) on a
 synthetic rollout of the size a rollout of the config has (``num_games`` x ``rounds``
@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
-import train  # noqa: E402
+from agents import train  # noqa: E402
 from agents.policy import PolicyNet, ValueNet  # noqa: E402
 from agents.training.runs import Stop  # noqa: E402
 from agents.training.selfplay import Rollout  # noqa: E402
@@ -64,7 +64,7 @@ def time_update(a: train.Args, rollout: Rollout, d: int, p: int, updates: int) -
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--config", default="configs/dehla.yaml")
+    parser.add_argument("--config", default="dehla")
     parser.add_argument("--updates", type=int, default=2, help="timed updates per kind (after one untimed)")
     args = parser.parse_args(argv)
     a = train.load_args(args.config, [])

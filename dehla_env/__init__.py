@@ -34,9 +34,11 @@ except ModuleNotFoundError as missing:  # an engine-only environment
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+"""The package's version (also the wheel's: pyproject.toml reads it from here)."""
 
 __all__ = [
+    "__version__",
     "CHANCE",
     "NUM_ACTIONS",
     "PRESETS",

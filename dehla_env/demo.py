@@ -14,6 +14,7 @@ import json
 import numpy as np
 
 from .actions import action_text
+from .commands import typed_command
 from .engine import MatchState
 from .records import match_report
 from .render import render_match
@@ -21,7 +22,7 @@ from .rules import PRESETS, RulesError, make_rules, parse_option_pairs
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dehla_env.demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=typed_command("dehla_env.demo"), description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="dehla", choices=PRESETS)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--seed", type=int, default=7)

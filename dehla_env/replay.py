@@ -33,9 +33,10 @@ import sys
 from collections.abc import Iterable
 from typing import IO, TextIO
 
+from .commands import typed_command
 from .records import dumps_result, replay_line
 
-PROG = "python -m dehla_env.replay"
+PROG = typed_command("dehla_env.replay")
 EXIT_OK = 0
 EXIT_OUTPUT = 1  # the results could not all be written
 EXIT_INPUT = 2  # bad command line (argparse's status too), input not readable

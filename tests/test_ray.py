@@ -1,5 +1,5 @@
 """The Ray backend on a local cluster started by the tests: the arena, the benchmark
-and train.py give the results of the local backend, bit for bit; a killed worker's
+and dehla-train give the results of the local backend, bit for bit; a killed worker's
 work is done again, not lost or counted twice; a run on Ray resumes exactly; and a
 two-node cluster (``ray start --head`` and a second node, on 127.0.0.1) runs the
 arena and training from the command line.
@@ -125,7 +125,7 @@ def test_a_killed_rollout_worker_is_replaced_and_its_shard_collected_again(clust
 
 def _train(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "train.py", "--config", "configs/quick.yaml", *args],
+        [sys.executable, "-m", "agents.train", "--config", "quick", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -164,7 +164,7 @@ def test_training_on_ray_equals_local_training_and_resumes_exactly(tmp_path: Pat
     assert first.returncode == 0, first.stderr
     (run,) = [p for p in (tmp_path / "resumed").iterdir() if p.is_dir()]
     again = subprocess.run(
-        [sys.executable, "train.py", "--resume", str(run), "--override", "updates=2"],
+        [sys.executable, "-m", "agents.train", "--resume", str(run), "--override", "updates=2"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -182,7 +182,7 @@ def _free_port() -> int:
 
 def test_a_two_node_cluster_runs_the_arena_and_training_from_the_command_line(tmp_path: Path) -> None:
     """``ray start --head`` and a second node joining it, both on 127.0.0.1 with one CPU
-    each: the arena's command line and train.py join it with --address and give the
+    each: the arena's command line and dehla-train join it with --address and give the
     local results."""
     port = _free_port()
     address = f"127.0.0.1:{port}"

@@ -1,4 +1,4 @@
-"""Rollouts under suit renaming (``collect(..., relabel=True)``, train.py's
+"""Rollouts under suit renaming (``collect(..., relabel=True)``, the trainer's
 ``relabel_rollouts``): the learner plays the game as dealt while it sees and learns a
 renamed copy (R0.4's trick rule and R4.2's bids rank no suit, so the copy is the same
 game)."""

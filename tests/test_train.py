@@ -21,16 +21,15 @@ import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # train.py lives at the root
 
-import train  # noqa: E402
+from agents import train
 from agents.training import runs  # noqa: E402
 from agents.training.batches import learner_inputs  # noqa: E402
 
 
 def _train(args: list[str], **kw) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "train.py", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw
+        [sys.executable, "-m", "agents.train", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw
     )
 
 
@@ -47,7 +46,7 @@ def _main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str
     return rc, out, err
 
 
-QUICK = ["--config", "configs/quick.yaml", "--override", "eval_every=0", "--override", "num_workers=0"]
+QUICK = ["--config", "quick", "--override", "eval_every=0", "--override", "num_workers=0"]
 
 
 def test_quick_config_smoke_run_writes_checkpoints_logs_and_config(tmp_path: Path) -> None:
@@ -179,7 +178,7 @@ def _signal_run(
     return rc, "".join(out), took
 
 
-POOL = ["--config", "configs/quick.yaml", "--override", "eval_every=0", "--override", "num_workers=1"]
+POOL = ["--config", "quick", "--override", "eval_every=0", "--override", "num_workers=1"]
 
 
 def test_ctrl_c_to_the_group_during_imitation_stops_at_once_and_a_resume_starts_over(
@@ -306,7 +305,7 @@ def test_a_checkpoint_that_would_run_code_is_refused_in_one_line(
     if where == "resume":
         run = tmp_path / "run"
         run.mkdir()
-        shutil.copy(ROOT / "configs" / "quick.yaml", run / "config.yaml")
+        shutil.copy(ROOT / "agents" / "configs" / "quick.yaml", run / "config.yaml")
         _payload_checkpoint(run / "checkpoint.pt", marker)
         args = ["--resume", str(run)]
     else:
@@ -324,7 +323,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
     (tmp / "empty").mkdir()
     broken = tmp / "broken"
     broken.mkdir()
-    shutil.copy(ROOT / "configs" / "quick.yaml", broken / "config.yaml")
+    shutil.copy(ROOT / "agents" / "configs" / "quick.yaml", broken / "config.yaml")
     buf = io.BytesIO()
     torch.save({"model": {"w": torch.zeros(1000)}, "model_config": {}}, buf)
     (broken / "checkpoint.pt").write_bytes(buf.getvalue()[:600])  # cut short
@@ -336,13 +335,13 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
     (tmp / "list.yaml").write_text("- seed\n")
     (tmp / "unknown.yaml").write_text("seed: 1\nlearning_rat: 0.001\n")
     (tmp / "a-file").write_text("")
-    quick = ["--config", "configs/quick.yaml", "--override", f"runs_dir={tmp / 'runs'}"]
+    quick = ["--config", "quick", "--override", f"runs_dir={tmp / 'runs'}"]
     return {
         "missing run": (["--resume", str(tmp / "nope")], "no such run directory"),
         "not a run": (["--resume", str(tmp / "empty")], "not a run directory"),
         "broken checkpoint": (["--resume", str(broken)], "not a torch checkpoint"),
         "checkpoint of another run": (["--resume", str(other)], "does not fit this run's settings"),
-        "resume and config": (["--resume", str(broken), "--config", "configs/quick.yaml"], "own config.yaml"),
+        "resume and config": (["--resume", str(broken), "--config", "quick"], "own config.yaml"),
         "missing config": (["--config", str(tmp / "none.yaml")], "no such config file"),
         "config syntax": (["--config", str(tmp / "syntax.yaml")], "not valid YAML"),
         "config not a mapping": (["--config", str(tmp / "list.yaml")], "mapping of settings"),
@@ -363,19 +362,19 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
         assert train.main(argv) == 2, name
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1, (name, err)
-        assert err.startswith("train.py: ") and phrase in err, (name, err)
+        assert err.startswith("python -m agents.train: ") and phrase in err, (name, err)
     assert not (tmp_path / "runs").exists()
 
 
 def test_bad_input_from_the_command_line_has_no_traceback(tmp_path: Path) -> None:
     r = subprocess.run(
-        [sys.executable, "train.py", "--override", "learning_rat=0.1", "--override", f"runs_dir={tmp_path}"],
+        [sys.executable, "-m", "agents.train", "--override", "learning_rat=0.1", "--override", f"runs_dir={tmp_path}"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert r.returncode == 2 and r.stderr.startswith("train.py: unknown setting(s) learning_rat"), r.stderr
+    assert r.returncode == 2 and r.stderr.startswith("python -m agents.train: unknown setting(s) learning_rat"), r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
 
 

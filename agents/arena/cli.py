@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
+from dehla_env.commands import typed_command
 from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs
 
 from ..cluster import BACKENDS, RayCluster
@@ -27,7 +28,7 @@ from .plot import plot_ladder, require_matplotlib
 from .results import DuelResult, RoundRobinResult, duel_ratings
 from .run import check_duel, check_round_robin, run_duel, run_round_robin
 
-PROG = "python -m agents.arena"
+PROG = typed_command("agents.arena")
 DEFAULT_A = "hard"
 DEFAULT_B = "medium"
 EXIT_BAD_INPUT = 2

@@ -183,6 +183,7 @@ class DuelResult:
                 match_ci_low=mw.low,
                 match_ci_high=mw.high,
             )
+        out["verdict"] = self.verdict()
         out["breakdown"] = {name: [e.value, e.low, e.high] for name, e in self.breakdown().items()}
         swings = self.swings()
         if swings is not None:
@@ -195,6 +196,33 @@ class DuelResult:
         spec = self.a if side == "a" else self.b
         partner = self.partner_a if side == "a" else self.partner_b
         return spec if partner is None else f"{spec}+{partner}"
+
+    def verdict(self) -> str:
+        """The result in plain words: A's share with its interval, and whether the
+        interval tells the two apart (it excludes 0.5) or more deals are needed."""
+        wr = self.win_rate
+        what = "hands" if self.mode == "hand" else "hands (all hands of the matches)"
+        share = f"A ({self.label('a')}) wins {wr.value:.3f} of {what} [{wr.low:.3f}, {wr.high:.3f}]"
+        if wr.low > 0.5:
+            return f"{share}: stronger than B, the 95% interval excludes 0.5"
+        if wr.high < 0.5:
+            return f"{share}: weaker than B, the 95% interval excludes 0.5"
+        return f"{share}: no clear difference, the 95% interval includes 0.5 (more deals would narrow it)"
+
+    def legend(self) -> str:
+        """What the table's less obvious lines mean, for a reader new to the arena."""
+        lines = [
+            "Every deal is played twice with the sides swapped; intervals are 95%, over deals.",
+        ]
+        if self.rules.tens_scoring:
+            lines.append("tens A-B / hand: the tens A's side took minus B's, per hand.")
+        lines.append("kots: the big wins of a ruleset (all tens, or all tricks: RULES.md R1.8, R2.6, R3.4).")
+        if self.mode == "hand":
+            lines.append(
+                "deals the cards decided: the share of deals whose two plays went to the same seats (the cards won "
+                "them, whoever played); A's share of the others: A's share of hands in the deals the play decided."
+            )
+        return "\n".join(lines)
 
     def table(self) -> str:
         wr = self.win_rate
@@ -227,7 +255,7 @@ class DuelResult:
         speeds = ", ".join(f"{k} {v:,.0f}" for k, v in self.speeds().items())
         foot = f"{self.decisions:,} decisions in {self.seconds:.1f} s ({self.workers} workers); decisions/s: {speeds}"
         main = format_table(["", "value", "95% interval"], rows, align="lrr")
-        return "\n".join([head, main, "", self.breakdown_table(), "", foot])
+        return "\n".join([head, main, "", self.breakdown_table(), "", foot, "", self.legend(), "", self.verdict()])
 
 
 def finite(obj: Any) -> Any:

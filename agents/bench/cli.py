@@ -13,6 +13,7 @@ import shlex
 import sys
 from typing import Any
 
+from dehla_env.commands import typed_command
 from dehla_env.rules import PRESETS as RULESETS
 from dehla_env.rules import make_rules, parse_option_pairs
 
@@ -38,7 +39,7 @@ from .ladder import compute_ladder, place, publish, published, references
 from .runner import Bench, Store, pair_scores
 from .sprt import SPRT
 
-PROG = "python -m agents.bench"
+PROG = typed_command("agents.bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

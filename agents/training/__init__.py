@@ -1,4 +1,4 @@
-"""What ``train.py`` is built from, one job per module:
+"""What ``agents.train`` is built from, one job per module:
 
 * :mod:`.selfplay` - rollouts on the batched engine against the opponent pool;
 * :mod:`.pool` - the opponent pool (the policy, snapshots, the warm start, batched bots);

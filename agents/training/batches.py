@@ -7,7 +7,7 @@ update instead of once per minibatch and epoch: the features of an observation d
 change between epochs, and with ``bf16`` the inputs are stored in bfloat16, the cast
 that autocast would otherwise make at every minibatch (the same numbers: the features
 are sums of a few 0/1 or 1/2 entries, exact in either type, rounded to bfloat16 once
-either way). ``train.py``'s update reads minibatches from them.
+either way). ``agents.train``'s update reads minibatches from them.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 ``key=value`` overrides with their types checked, stop requests from signals, atomic
 checkpoint files, and the errors that end a run with one line.
 
-``train.py`` uses these; they hold no learning and know no ruleset.
+``agents.train`` (``dehla-train``) uses these; they hold no learning and know no ruleset.
 """
 
 from __future__ import annotations
@@ -96,6 +96,27 @@ def _checked(key: str, value: Any, hint: Any) -> Any:
     return value
 
 
+SHIPPED_CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+"""The configs shipped with the package, one per shipped policy plus ``quick``."""
+
+
+def shipped_config_names() -> list[str]:
+    """The names ``--config`` takes besides a path: ``dehla``, ``quick`` ..."""
+    return sorted(p.stem for p in SHIPPED_CONFIGS.glob("*.yaml"))
+
+
+def config_file(config: str | Path) -> Path:
+    """The YAML file ``--config`` names: an existing path, else a shipped config's name
+    (``dehla`` or ``dehla.yaml``), so an installed package trains without a checkout."""
+    path = Path(config)
+    if path.exists() or path.parent != Path("."):
+        return path
+    shipped = SHIPPED_CONFIGS / f"{path.stem}.yaml"
+    if path.suffix in ("", ".yaml") and shipped.is_file():
+        return shipped
+    return path
+
+
 def load_settings(cls: type[T], config: str | Path | None, overrides: list[str]) -> T:
     """Settings from a YAML file, then ``key=value`` overrides; :class:`SetupError` for a
     missing or malformed file, an unknown setting (the message lists the known ones) or
@@ -110,11 +131,12 @@ def load_settings(cls: type[T], config: str | Path | None, overrides: list[str])
         values.update(items)
 
     if config:
-        path = Path(config)
+        path = config_file(config)
         try:
             loaded = yaml.safe_load(path.read_text())
         except FileNotFoundError:
-            raise SetupError(f"{path}: no such config file") from None
+            names = ", ".join(shipped_config_names())
+            raise SetupError(f"{path}: no such config file (or a shipped config's name: {names})") from None
         except (OSError, UnicodeDecodeError) as e:
             raise SetupError(f"{path}: cannot read the config: {one_line(e)}") from None
         except yaml.YAMLError as e:
@@ -188,14 +210,20 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
 
 
 def stop_report(
-    e: Interrupted | WorkerDied, signum: int, phase: str, run_dir: Path, save_last: Callable[[], int] | None
+    e: Interrupted | WorkerDied,
+    signum: int,
+    phase: str,
+    run_dir: Path,
+    save_last: Callable[[], int] | None,
+    prog: str = "dehla-train",
 ) -> tuple[str, int]:
     """The one line and exit status of a run that a signal (``signum``) or a dead worker
     stopped during ``phase``. ``save_last`` saves the last completed update and returns
-    its number (``None`` before there is one: the warm start saves nothing)."""
+    its number (``None`` before there is one: the warm start saves nothing); ``prog``: the
+    command as typed, for the line that continues the run."""
     why = one_line(e) if isinstance(e, WorkerDied) else f"stopped by {signal.Signals(signum).name}"
     code = 1 if isinstance(e, WorkerDied) else 128 + signum  # 130 SIGINT, 143 SIGTERM
-    again = f"python train.py --resume {run_dir}"
+    again = f"{prog} --resume {run_dir}"
     if save_last is None:
         return f"{why} during the {phase}, before the first checkpoint; {again} starts the run again", code
     try:
@@ -229,13 +257,14 @@ def open_run_dir(run_dir: Path, resume: bool, settings: dict[str, Any], changed:
 
 
 def parse_command_line(
-    cls: type[T], argv: list[str] | None, description: str
+    cls: type[T], argv: list[str] | None, description: str, prog: str | None = None
 ) -> tuple[argparse.Namespace, T, list[str]]:
     """``--config FILE``, ``--resume RUN_DIR`` and ``--override KEY=VALUE`` here; every
     other flag is a setting, parsed by tyro from the dataclass ``cls`` (its field
     docstrings make ``--help``) with the config and overrides as defaults. Returns the
     command line, the settings and, on a resume, the settings changed from the run's
-    stored ``config.yaml`` (``key=value``); :class:`SetupError` for a bad one."""
+    stored ``config.yaml`` (``key=value``); :class:`SetupError` for a bad one. ``prog``:
+    the command's name in ``--help``."""
     import tyro
 
     pre = argparse.ArgumentParser(add_help=False)
@@ -254,8 +283,13 @@ def parse_command_line(
             )
             raise SetupError(f"--resume {config.parent}: {what}")
     base = load_settings(cls, config, cli.override)
-    doc = f"{description}\n\nAlso: --config FILE (YAML settings), --resume RUN_DIR, --override KEY=VALUE."
-    settings = tyro.cli(cls, default=base, args=rest, description=doc, config=(tyro.conf.FlagConversionOff,))
+    doc = (
+        f"{description}\n\nAlso: --config NAME_OR_FILE (a shipped config: {', '.join(shipped_config_names())}; "
+        "or a YAML file of settings), --resume RUN_DIR, --override KEY=VALUE."
+    )
+    settings = tyro.cli(
+        cls, default=base, args=rest, prog=prog, description=doc, config=(tyro.conf.FlagConversionOff,)
+    )
     if not cli.resume:
         return cli, settings, []
     new, old = dataclasses.asdict(settings), dataclasses.asdict(load_settings(cls, config, []))  # type: ignore[call-overload]

@@ -1,9 +1,15 @@
 """Train a policy network that plays a Dehla Pakad family ruleset: PPO in self-play on
 the batched engine, after an imitation warm start.
 
-    python train.py --config configs/dehla.yaml [--override key=value ...] [--SETTING value ...]
-    python train.py --resume RUN_DIR [--override key=value ...]
-    python train.py --help                      # every setting, with its documentation
+    dehla-train --config dehla [--override key=value ...] [--SETTING value ...]
+    dehla-train --config my.yaml                # a config file of your own
+    dehla-train --resume RUN_DIR [--override key=value ...]
+    dehla-train --help                          # every setting, with its documentation
+
+``--config NAME`` takes a config shipped with the package (``dehla``, ``dehla-chosen``,
+``dehla-direct``, ``court-piece``, ``coat-pees``: one per shipped policy; ``quick``: a
+run of about a minute) or a path to a YAML file. ``python -m agents.train`` is the same
+command.
 
 Read top to bottom, in the manner of CleanRL's ``ppo.py``: the settings (one dataclass,
 its field docstrings are ``--help``), seeding, the environment, the warm start (the
@@ -42,9 +48,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
-from torch import nn
-from torch.utils.tensorboard import SummaryWriter
+
+from dehla_env.commands import typed_command
+
+PROG = typed_command("agents.train")
+
+try:
+    import torch
+    import tyro  # noqa: F401  (the settings' command line, in agents.training.runs)
+    import yaml  # noqa: F401  (the configs)
+    from torch import nn
+    from torch.utils.tensorboard import SummaryWriter
+except ModuleNotFoundError as missing:  # the train extra is not installed
+    raise SystemExit(f"{PROG} needs the train extra ({missing.name} is missing): pip install 'dehla[train]'") from None
 
 from agents.arena import run_duel
 from agents.export import play_checkpoint
@@ -79,6 +95,9 @@ class Args:
     """name of the run; its directory is runs_dir/run_name__seed__time"""
     runs_dir: str = "runs"
     """where run directories go"""
+    policy_out: str = ""
+    """also write the play-only policy here at every checkpoint (e.g. my.pt, then play it
+    as policy:my.pt); the run directory always holds it as policy.pt"""
     seed: int = 1
     """seeds everything (torch, rollouts, the warm start, evaluation deals)"""
     rules: str = "dehla"
@@ -260,13 +279,16 @@ def evaluate(state: dict[str, Any], rules: Rules, a: Args, path: Path, writer: S
 def main(argv: list[str] | None = None) -> int:
     try:
         doc = (__doc__ or "").split("\n\n")[0]
-        return train(*parse_command_line(Args, argv, doc))
+        return train(*parse_command_line(Args, argv, doc, PROG))
     except SetupError as e:
-        print(f"train.py: {e}", file=sys.stderr, flush=True)
+        print(f"{PROG}: {e}", file=sys.stderr, flush=True)
         return 2
     except SaveError as e:
-        print(f"train.py: {e}", file=sys.stderr, flush=True)
+        print(f"{PROG}: {e}", file=sys.stderr, flush=True)
         return 1
+    except KeyboardInterrupt:  # during setup, before the run's own handler is in place
+        print(f"{PROG}: interrupted", file=sys.stderr, flush=True)
+        return 130
 
 
 def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
@@ -328,6 +350,8 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
         full = state() if full is None else full
         save_checkpoint(ckpt_path, full)
         save_checkpoint(run_dir / "policy.pt", play_checkpoint(full))
+        if a.policy_out:
+            save_checkpoint(Path(a.policy_out), play_checkpoint(full))
 
     # the workers: they record the teacher's hands, then play the rollouts' shards
     weights = reward_weights(a.reward, rules)
@@ -424,9 +448,11 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             save(point)
             return int(point["update"])
 
-        msg, code = stop_report(e, stop.signum, phase, run_dir, None if phase == "imitation warm start" else save_last)
+        msg, code = stop_report(
+            e, stop.signum, phase, run_dir, None if phase == "imitation warm start" else save_last, PROG
+        )
         writer.close()
-        print(f"train.py: {msg}", file=sys.stderr, flush=True)
+        print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
         return code
     finally:
         workers.terminate()
@@ -440,8 +466,4 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:  # during setup, before the run's own handler is in place
-        print("train.py: interrupted", file=sys.stderr, flush=True)
-        sys.exit(130)
+    sys.exit(main())
