@@ -262,7 +262,7 @@ def test_stdin_game_and_immediate_eof():
     assert proc.stderr == ""
 
 
-# ---------------------------------------------------------------------- the table (issue 16 item 8)
+# ---------------------------------------------------------------------- the table
 _COUNT_WORDS = ("card", "ten", "trick", "kot", "point", "hand")
 _BAD_SINGULAR = re.compile(r"(?<![\d-])1 (" + "|".join(w + "s" for w in _COUNT_WORDS) + r")\b")
 _BAD_PLURAL = re.compile(r"\b([02-9]|\d\d+) (" + "|".join(_COUNT_WORDS) + r")\b")

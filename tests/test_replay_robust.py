@@ -1,4 +1,4 @@
-"""R6 replay robustness (issue 11, finding 3): one bad line must not cost any other result.
+"""R6 replay robustness: one bad line must not cost any other result.
 
 R6: "Replaying a record prints one JSON object per input line". These tests hold the
 command (``python -m dehla_env.replay``) and :mod:`dehla_env.records` to that for any

@@ -27,5 +27,5 @@ Modules: :mod:`.game` (one match: engine, bots, record), :mod:`.narrate` (the lo
 :mod:`.records` (R6 files), :mod:`.server` (the Starlette app), :mod:`.cli`
 (the command), ``static/`` (plain HTML, CSS and JS; nothing is fetched from elsewhere).
 
-Version history: 0.1 (issue 18) first release.
+Version history: 0.1, the first release; 0.2, the "How to play" view, a layout for phones, and the limits of a server others can reach.
 """
