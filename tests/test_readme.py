@@ -5,6 +5,7 @@ its first code block the two set-up commands that CI runs."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -54,6 +55,9 @@ def test_python_block_runs_verbatim(index: int) -> None:
 
 
 def _commands() -> list[tuple[str, list[str]]]:
+    """Every ``python ...`` or console-script command of the README's and the docs pages'
+    shell blocks, as ``(page, argv)`` with placeholders (``RUN_DIR``, ``<time>``) and
+    the flags before them taken out."""
     cmds = []
     for page, text in PAGES.items():
         for block in re.findall(r"```bash\n(.*?)```", text, re.S):
@@ -61,23 +65,76 @@ def _commands() -> list[tuple[str, list[str]]]:
                 for part in line.split("#", 1)[0].split("&&"):
                     words = shlex.split(part.strip())
                     if words and (words[0] == "python" or words[0] in CONSOLE_SCRIPTS):
-                        cmds.append((page, words))
+                        cmds.append((page, _without_placeholders(words)))
     return cmds
 
 
-@pytest.mark.parametrize("page, command", _commands(), ids=lambda c: c if isinstance(c, str) else " ".join(c[:3]))
-def test_shell_commands_exist_and_take_their_flags(page: str, command: list[str]) -> None:
-    """Each command's module or script exists, and its flags parse: run with ``--help``
-    appended (argparse prints help after checking the flags before it)."""
-    if command[0] in CONSOLE_SCRIPTS:
-        args = ["-m", CONSOLE_SCRIPTS[command[0]], *command[1:]]
-    else:
-        args = command[1:]
-    if args[:2] in (["-m", "pytest"], ["-m", "sphinx"]) or args[0].startswith("../"):
-        return  # the tests, the docs build, tools outside the repository
-    while any("<" in a or a.isupper() and "/" not in a and len(a) > 3 for a in args[2:]):
-        # a placeholder such as RUN_DIR or runs/dehla__1__<time>, and the flag before it
-        i = next(i for i, a in enumerate(args) if i >= 2 and ("<" in a or a.isupper() and "/" not in a and len(a) > 3))
-        del args[i - 1 if args[i - 1].startswith("--") else i : i + 1]
-    out = subprocess.run([sys.executable, *args, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, (page, command, out.stderr[-1000:])
+def _placeholder(word: str) -> bool:
+    return "<" in word or (word.isupper() and "/" not in word and len(word) > 3)
+
+
+def _without_placeholders(words: list[str]) -> list[str]:
+    words = list(words)
+    while any(_placeholder(w) for w in words[2:]):
+        i = next(i for i, w in enumerate(words) if i >= 2 and _placeholder(w))
+        del words[i - 1 if words[i - 1].startswith("--") else i : i + 1]
+    return words
+
+
+def _by_entry() -> dict[str, list[tuple[str, list[str]]]]:
+    """The commands grouped by what runs them: a module's ``main(argv)`` or a script."""
+    groups: dict[str, list[tuple[str, list[str]]]] = {}
+    for page, words in _commands():
+        if words[0] in CONSOLE_SCRIPTS:
+            entry, argv = CONSOLE_SCRIPTS[words[0]], words[1:]
+        elif words[1] == "-m":
+            entry, argv = words[2], words[3:]
+        else:
+            entry, argv = words[1], words[2:]
+        if entry in ("pytest", "sphinx") or entry.startswith("../"):
+            continue  # the tests, the docs build, tools outside the repository
+        groups.setdefault(entry, []).append((page, argv))
+    return groups
+
+
+# Runs each command's main(argv + ["--help"]) in one interpreter per module: argparse
+# checks the flags before --help and then exits 0; a bad flag or value exits 2.
+_DRIVER = """
+import contextlib, importlib, io, json, sys
+entry, commands = sys.argv[1], json.loads(sys.argv[2])
+module = importlib.import_module(entry)
+main = getattr(module, "main", None) or importlib.import_module(entry + ".cli").main
+bad = []
+for page, argv in commands:
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            code = main([*argv, "--help"])
+    except SystemExit as stop:
+        code = stop.code
+    if code not in (0, None):
+        bad.append([page, argv, out.getvalue()[-600:]])
+print(json.dumps(bad))
+"""
+
+
+@pytest.mark.parametrize("entry", sorted(_by_entry()))
+def test_shell_commands_exist_and_take_their_flags(entry: str) -> None:
+    """Each command's module or script exists, and its flags parse."""
+    commands = _by_entry()[entry]
+    if entry.endswith(".py"):  # a script: run each distinct command with --help
+        for page, argv in {(p, tuple(a)) for p, a in commands}:
+            out = subprocess.run(
+                [sys.executable, entry, *argv, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+            )
+            assert out.returncode == 0, (page, entry, argv, out.stderr[-1000:])
+        return
+    out = subprocess.run(
+        [sys.executable, "-c", _DRIVER, entry, json.dumps(commands)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.splitlines()[-1]) == []
