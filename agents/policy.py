@@ -2,22 +2,25 @@
 
 A policy maps the flat observation (:mod:`dehla_env.encoding`) to logits over the flat
 action layout; illegal actions are masked to ``-inf`` before the softmax. The same
-network plays every seat (observations are seat-relative). Training (``train.py``)
+network plays every seat (observations are seat-relative). Training (``agents.train``)
 also keeps a critic, which may read privileged inputs; the shipped checkpoint's
 ``model`` entry holds only what play needs.
 
 Checkpoint (``torch.save`` dict): ``model`` (policy state dict), ``model_config``
 (layer sizes), ``rules`` (preset name and options it was trained for), and, for
 training checkpoints, ``critic``, ``optimizer``, ``rng`` and ``step`` state (see
-``train.py``).
+``agents.train``).
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import os
 import pickle
 import re
+import stat
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -129,42 +132,231 @@ class CheckpointError(ValueError):
     could run code, or not of this project's format. The message names the file."""
 
 
-def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """Load a checkpoint file safely: a user's file is untrusted, so it is read with
-    ``torch.load(weights_only=True)``, which builds only tensors and plain containers
-    and refuses any pickled object that could run code. Every problem is one
-    :class:`CheckpointError` naming the file (never a torch traceback)."""
-    p = Path(path)
-    if not p.exists():
-        raise CheckpointError(f"{p}: no such file")
-    if p.is_dir():
-        raise CheckpointError(f"{p}: is a directory, not a checkpoint file")
+#: the largest checkpoint file read at all (the shipped policies are under 1 MB)
+MAX_CHECKPOINT_FILE_BYTES = 256 << 20
+#: the most tensor data a checkpoint may declare, summed over its storages, checked
+#: before torch allocates any of it: a zip record can be deflated, so a 1 MB file can
+#: declare a gigabyte of zeros
+MAX_CHECKPOINT_TENSOR_BYTES = 256 << 20
+#: the largest pickle (the checkpoint's structure, without the tensor data)
+MAX_CHECKPOINT_PICKLE_BYTES = 16 << 20
+
+_ITEM_BYTES = {
+    "DoubleStorage": 8,
+    "FloatStorage": 4,
+    "HalfStorage": 2,
+    "BFloat16Storage": 2,
+    "LongStorage": 8,
+    "IntStorage": 4,
+    "ShortStorage": 2,
+    "CharStorage": 1,
+    "ByteStorage": 1,
+    "BoolStorage": 1,
+    "ComplexFloatStorage": 8,
+    "ComplexDoubleStorage": 16,
+    "UntypedStorage": 1,  # its declared size is in bytes
+}
+#: the globals a checkpoint's pickle may name (what ``torch.save`` of tensors, state
+#: dicts and plain data writes); anything else is refused before torch reads the file
+_PLAIN_GLOBALS = {
+    "collections.OrderedDict",
+    "_codecs.encode",
+    "builtins.set",
+    "builtins.frozenset",
+    "builtins.bytearray",
+    "builtins.complex",
+    "torch._utils._rebuild_tensor_v2",
+    "torch._utils._rebuild_parameter",
+    "torch._utils._rebuild_parameter_with_state",
+    "torch.device",
+    "torch.Size",
+    "torch.serialization._get_layout",
+    "torch.storage.UntypedStorage",
+}
+
+
+class _Stub:
+    """Whatever the scanning unpickler builds: it records nothing and runs nothing."""
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> _Stub:
+        return _Stub()
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+    def __setstate__(self, state: Any) -> None:
+        pass
+
+    def append(self, value: Any) -> None:
+        pass
+
+    def extend(self, values: Any) -> None:
+        pass
+
+
+class _DeclaredStorages(pickle.Unpickler):
+    """Reads a checkpoint's pickle without building anything: the globals it names
+    become :class:`_Stub` objects (so nothing is imported or run) and every storage it
+    declares is collected as ``(key, bytes)``, so the sizes can be checked before
+    torch allocates them."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(io.BytesIO(data))
+        self.storages: dict[str, int] = {}
+        self.refused: str | None = None
+
+    def find_class(self, module: str, name: str) -> Any:
+        full = f"{module}.{name}"
+        plain = full in _PLAIN_GLOBALS or (
+            module == "torch" and (name in _ITEM_BYTES or isinstance(getattr(torch, name, None), torch.dtype))
+        )
+        if not plain and self.refused is None:
+            self.refused = full
+        return _Stub(name)
+
+    def persistent_load(self, pid: Any) -> Any:
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+            raise CheckpointError(f"an unknown kind of storage record ({str(pid)[:80]})")
+        _kind, storage_type, key, _location, numel = pid
+        if not isinstance(numel, int) or numel < 0 or not isinstance(key, str):
+            raise CheckpointError("a storage record with no valid size")
+        item = _ITEM_BYTES.get(getattr(storage_type, "name", ""), 16)  # an unknown type: the widest
+        self.storages[key] = numel * item
+        return _Stub("storage")
+
+
+def _read_regular_file(p: Path) -> bytes:
+    """The bytes of ``p`` if it is a regular file of at most
+    :data:`MAX_CHECKPOINT_FILE_BYTES`. Opened without blocking and checked on the open
+    descriptor, so a FIFO, a device or a socket (or a file swapped for one after a
+    check) is refused at once instead of hanging the reader."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     try:
-        ckpt = torch.load(p, map_location="cpu", weights_only=True)
+        fd = os.open(p, flags)
+    except FileNotFoundError:
+        raise CheckpointError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise CheckpointError(f"{p}: is a directory, not a checkpoint file") from None
+    except OSError as e:
+        raise CheckpointError(f"{p}: cannot be read ({e.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise CheckpointError(f"{p}: is a directory, not a checkpoint file")
+        if not stat.S_ISREG(st.st_mode):
+            raise CheckpointError(f"{p}: not a regular file (pipes, devices and sockets are never read)")
+        if st.st_size > MAX_CHECKPOINT_FILE_BYTES:
+            raise CheckpointError(f"{p}: {st.st_size} bytes, over the {MAX_CHECKPOINT_FILE_BYTES >> 20} MiB cap")
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, 1 << 20):
+            total += len(chunk)
+            if total > MAX_CHECKPOINT_FILE_BYTES:  # it grew while being read
+                raise CheckpointError(f"{p}: over the {MAX_CHECKPOINT_FILE_BYTES >> 20} MiB cap")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _check_declared_sizes(data: bytes) -> None:
+    """Refuse a checkpoint whose zip records or declared storages are over the caps,
+    or whose pickle names a global a plain checkpoint never does; reads only the zip
+    directory and the pickle, never the tensor data."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        raise CheckpointError("not a torch checkpoint (not a zip archive; nothing in it was run)") from None
+    if len(infos) > 100_000:
+        raise CheckpointError(f"not a plain checkpoint ({len(infos)} records)")
+    declared = sum(i.file_size for i in infos)
+    if declared > MAX_CHECKPOINT_TENSOR_BYTES + MAX_CHECKPOINT_PICKLE_BYTES:
+        raise CheckpointError(f"its records unpack to {declared} bytes, over the caps (refused before reading them)")
+    pickles = [i for i in infos if i.filename.endswith("/data.pkl") or i.filename == "data.pkl"]
+    if len(pickles) != 1:
+        raise CheckpointError("not a torch checkpoint (no data.pkl record; nothing in it was run)")
+    if pickles[0].file_size > MAX_CHECKPOINT_PICKLE_BYTES:
+        raise CheckpointError(f"its structure is {pickles[0].file_size} bytes, over the cap")
+    scan = _DeclaredStorages(archive.read(pickles[0]))
+    try:
+        scan.load()
+    except CheckpointError:
+        raise
+    except Exception as e:  # a broken pickle: whatever the unpickler raises
+        raise CheckpointError(f"not a torch checkpoint ({type(e).__name__}; nothing in it was run)") from None
+    if scan.refused is not None:
+        raise CheckpointError(
+            f"refused: it holds {scan.refused}, which a plain checkpoint never does "
+            "(only tensors and plain data load; nothing in the file was run)"
+        )
+    total = sum(scan.storages.values())
+    if total > MAX_CHECKPOINT_TENSOR_BYTES:
+        raise CheckpointError(
+            f"its tensors declare {total} bytes, over the {MAX_CHECKPOINT_TENSOR_BYTES >> 20} MiB cap "
+            "(refused before allocating them)"
+        )
+
+
+def read_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Load a checkpoint file safely: a user's file is untrusted, so
+
+    * only a regular file is read (never a FIFO or a device, which would block), of at
+      most :data:`MAX_CHECKPOINT_FILE_BYTES`;
+    * its zip directory and pickle are read first, without building anything, and the
+      tensor sizes they declare are capped (:data:`MAX_CHECKPOINT_TENSOR_BYTES`) before
+      torch allocates them;
+    * then it is read with ``torch.load(weights_only=True)``, which builds only tensors
+      and plain containers and refuses any pickled object that could run code.
+
+    Every problem is one :class:`CheckpointError` naming the file (never a torch
+    traceback). The error is raised outside the handler that caught the cause, so it
+    holds no frame with the file's bytes or tensors: a refused file leaves nothing held."""
+    p = Path(path)
+    problem = None
+    try:
+        ckpt = _load_checked(p)
+    except CheckpointError as e:
+        problem = str(e) if str(e).startswith(str(p)) else f"{p}: {e}"
+    if problem is not None:
+        raise CheckpointError(problem)
+    return ckpt
+
+
+def _load_checked(p: Path) -> Any:
+    data = _read_regular_file(p)
+    _check_declared_sizes(data)
+    try:
+        ckpt = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
         text = str(e)
         found = re.search(r"Unsupported global: GLOBAL (\S+)", text)
         if found:  # a pickled object that would run code or build arbitrary classes
             raise CheckpointError(
-                f"{p}: refused: it holds {found.group(1)}, which a plain checkpoint never does "
+                f"refused: it holds {found.group(1)}, which a plain checkpoint never does "
                 "(only tensors and plain data load; nothing in the file was run)"
             ) from None
-        raise CheckpointError(f"{p}: not a torch checkpoint (unreadable as one; nothing in it was run)") from None
+        raise CheckpointError("not a torch checkpoint (unreadable as one; nothing in it was run)") from None
     except Exception as e:  # torch raises RuntimeError, EOFError, ... for a non-checkpoint
-        raise CheckpointError(f"{p}: not a torch checkpoint ({type(e).__name__}: {str(e)[:200]})") from None
+        raise CheckpointError(f"not a torch checkpoint ({type(e).__name__}: {str(e)[:200]})") from None
     if not isinstance(ckpt, dict) or "model" not in ckpt or "model_config" not in ckpt:
-        raise CheckpointError(f"{p}: not a dehla policy checkpoint (no model and model_config entries)")
+        raise CheckpointError("not a dehla policy checkpoint (no model and model_config entries)")
     return ckpt
 
 
 def load_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
     """The policy network and the rules it was trained for, from a checkpoint file."""
+    ckpt = read_checkpoint(path)
+    problem = None
     try:
-        return policy_from_checkpoint(read_checkpoint(path))
+        return policy_from_checkpoint(ckpt)
     except CheckpointError as e:
-        if str(e).startswith(str(path)):
-            raise
-        raise CheckpointError(f"{path}: {e}") from None
+        problem = str(e) if str(e).startswith(str(path)) else f"{path}: {e}"
+    del ckpt  # a refused file's tensors go now, not when the error is dropped
+    raise CheckpointError(problem)
 
 
 def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:

@@ -12,6 +12,16 @@ unknown name or parameter, or a value of the wrong type, is a ``ValueError`` tha
 what exists. :func:`make_agent` builds a fresh agent, seeded, for a ruleset.
 :func:`spec_help` is the text that ``--help`` shows.
 
+Every costly parameter has declared bounds (:attr:`Param.minimum`, :attr:`Param.maximum`;
+floats are finite), a spec is at most :data:`MAX_SPEC_LENGTH` characters, and specs
+named inside specs (``search:opp=...``, ``playout``, ``prior``, ``belief``) nest at most
+:data:`MAX_SPEC_NESTING` deep, all checked by :func:`parse_spec`: whatever asks for an
+agent (the command lines, the configs, the web server) gets a bounded amount of work
+per decision, or a one-line ``ValueError`` naming the parameter and its range. The
+bounds are generous for play and benchmarks (the shipped configs use ``k`` up to 128
+and ``depth`` up to 7); the exact solver's time grows about fourfold per trick of
+``depth`` (about 2 s for 4 worlds at ``depth=9`` from the first trick).
+
 The table is explicit: this module imports the bot modules (never the reverse), and
 the heavy ones (the search, torch for policies) only when such an agent is made.
 """
@@ -19,7 +29,8 @@ the heavy ones (the search, torch for policies) only when such an agent is made.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +47,11 @@ if TYPE_CHECKING:  # torch is imported only when a policy agent is made
 #: where the shipped policies live (package data): ``policy:NAME`` is ``NAME.pt`` here
 SHIPPED_POLICIES = Path(__file__).resolve().parent / "checkpoints"
 
+#: the longest spec text accepted (a spec naming a checkpoint path and nested specs fits)
+MAX_SPEC_LENGTH = 400
+#: how deep specs may be named inside specs: ``search:opp=search:k=4`` is 2 deep
+MAX_SPEC_NESTING = 3
+
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
@@ -50,6 +66,15 @@ class Param:
     help: str
     minimum: float | None = None
     nullable: bool = False  # whether ``none`` is a value (``budget_ms=none``)
+    maximum: float | None = None  # the most work (worlds, tricks, milliseconds) a spec may ask for
+    spec: bool = False  # the value is itself an agent spec (checked, nested at most MAX_SPEC_NESTING deep)
+
+    def range_text(self) -> str:
+        """The allowed values, for errors and ``--help``: ``1..512``, ``at least 0``."""
+        lo = "" if self.minimum is None else f"{self.minimum:g}"
+        if self.maximum is None:
+            return f"at least {lo}" if lo else "any finite number"
+        return f"{lo or 'up to '}..{self.maximum:g}" if lo else f"up to {self.maximum:g}"
 
     def parse(self, text: str, agent: str) -> Any:
         """The typed value of ``text``; ``ValueError`` naming the agent and parameter."""
@@ -66,14 +91,15 @@ class Param:
             if not text:
                 raise ValueError(f"{where} needs a value")
             return text
+        shown = text if len(text) <= 40 else text[:40] + "..."
         try:
             value = self.kind(text)
         except ValueError:
-            raise ValueError(f"{where} is {'an integer' if self.kind is int else 'a number'}, not {text!r}") from None
-        if self.kind is float and value != value:  # NaN
-            raise ValueError(f"{where} is a number, not {text!r}")
-        if self.minimum is not None and value < self.minimum:
-            raise ValueError(f"{where} must be at least {self.minimum:g}, not {text}")
+            raise ValueError(f"{where} is {'an integer' if self.kind is int else 'a number'}, not {shown!r}") from None
+        if self.kind is float and not math.isfinite(value):  # NaN and the infinities ask for no bounded work
+            raise ValueError(f"{where} is a finite number ({self.range_text()}), not {shown!r}")
+        if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
+            raise ValueError(f"{where} must be {self.range_text()}, not {shown}")
         return value
 
 
@@ -184,11 +210,25 @@ def _policy_param(p: dict[str, Any], rules: Rules, key: str) -> PolicyAgent | No
     return agent
 
 
+#: ``policy:NAME`` files offered besides the shipped ones (:func:`register_policies`)
+_NAMED_POLICIES: dict[str, Path] = {}
+
+
+def register_policies(files: Mapping[str, Path]) -> None:
+    """Make ``policy:NAME`` name ``files[NAME]`` in this process (the web server's
+    ``--policy-dir``); the shipped names keep their files."""
+    _NAMED_POLICIES.update({name: Path(path) for name, path in files.items()})
+
+
 def policy_path(where: str) -> Path:
-    """The file of ``policy:WHERE``: a shipped policy's name (``dehla``) or a path."""
+    """The file of ``policy:WHERE``: a shipped policy's name (``dehla``), a registered
+    name (:func:`register_policies`) or a path."""
     shipped = SHIPPED_POLICIES / f"{where}.pt"
-    if "/" not in where and "\\" not in where and not where.endswith(".pt") and shipped.is_file():
-        return shipped
+    if "/" not in where and "\\" not in where and not where.endswith(".pt"):
+        if shipped.is_file():
+            return shipped
+        if where in _NAMED_POLICIES:
+            return _NAMED_POLICIES[where]
     path = Path(where)
     if not path.exists():
         names = ", ".join(sorted(f.stem for f in SHIPPED_POLICIES.glob("*.pt"))) or "none"
@@ -204,6 +244,11 @@ def _policy(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
 
     return PolicyAgent(path, rules, seed, sample=p["sample"], relabel=p["relabel"])
 
+
+#: the bounds of the search's costly parameters (see the module docstring)
+MAX_WORLDS = 512
+MAX_DEPTH = 9
+MAX_BUDGET_MS = 60_000.0
 
 #: the search parameters ``search:batch=1`` has no use for (it has no time budget,
 #: scores with result intervals and plays every seat out with one policy)
@@ -270,12 +315,20 @@ AGENTS: dict[str, AgentEntry] = {
             "search",
             "perfect-information Monte Carlo over sampled consistent deals, exact solver at the end",
             (
-                Param("k", int, 48, "worlds sampled per decision", minimum=1),
-                Param("depth", int, 5, "tricks left at which a world is solved exactly", minimum=0),
-                Param("budget_ms", float, None, "time per decision in ms (none: all k worlds)", 0, nullable=True),
-                Param("playout", str, "rule", "playout policy: rule, greedy or an agent spec"),
+                Param("k", int, 48, "worlds sampled per decision", minimum=1, maximum=MAX_WORLDS),
+                Param("depth", int, 5, "tricks left at which a world is solved exactly", minimum=0, maximum=MAX_DEPTH),
+                Param(
+                    "budget_ms",
+                    float,
+                    None,
+                    "time per decision in ms (none: all k worlds)",
+                    0,
+                    nullable=True,
+                    maximum=MAX_BUDGET_MS,
+                ),
+                Param("playout", str, "rule", "playout policy: rule, greedy or an agent spec", spec=True),
                 Param("exact", bool, False, "solve whole hands exactly where possible"),
-                Param("margin", float, 0.01, "weight of the margin tie-break beside win/loss"),
+                Param("margin", float, 0.01, "weight of the margin tie-break beside win/loss", 0, maximum=1),
                 Param(
                     "prune",
                     float,
@@ -283,6 +336,7 @@ AGENTS: dict[str, AgentEntry] = {
                     "successive-elimination width (none: 1, with batch=1 0; 0: every move on every world)",
                     0,
                     nullable=True,
+                    maximum=100,
                 ),
                 Param(
                     "rdepth",
@@ -291,10 +345,25 @@ AGENTS: dict[str, AgentEntry] = {
                     "solve depth at the end of playouts (none: depth, with batch=1 0; 0: to the end)",
                     0,
                     nullable=True,
+                    maximum=MAX_DEPTH,
                 ),
-                Param("opp", str, None, "agent spec for the opponents in playouts (none: playout)", nullable=True),
-                Param("prior", str, None, "policy spec whose move probabilities prune the moves", nullable=True),
-                Param("keep", float, 1.0, "with prior: the share of its mass kept, most probable first", 0),
+                Param(
+                    "opp",
+                    str,
+                    None,
+                    "agent spec for the opponents in playouts (none: playout)",
+                    nullable=True,
+                    spec=True,
+                ),
+                Param(
+                    "prior",
+                    str,
+                    None,
+                    "policy spec whose move probabilities prune the moves",
+                    nullable=True,
+                    spec=True,
+                ),
+                Param("keep", float, 1.0, "with prior: the share of its mass kept, most probable first", 0, maximum=1),
                 Param("relabel", bool, False, "with prior: average it over the 24 suit relabellings"),
                 Param(
                     "belief",
@@ -302,6 +371,7 @@ AGENTS: dict[str, AgentEntry] = {
                     None,
                     "batch=1: policy spec whose probabilities of the plays seen weight the worlds",
                     nullable=True,
+                    spec=True,
                 ),
                 Param(
                     "batch",
@@ -327,15 +397,24 @@ AGENTS: dict[str, AgentEntry] = {
 }
 
 
-def parse_spec(spec: str) -> tuple[AgentEntry, dict[str, Any]]:
+def parse_spec(spec: str, nesting: int = 1) -> tuple[AgentEntry, dict[str, Any]]:
     """The table entry and the typed parameters (defaults filled in) of a spec;
-    ``ValueError`` for an unknown name, parameter or value, listing what exists."""
+    ``ValueError`` for an unknown name, parameter or value, listing what exists.
+
+    The specs named by its parameters (``opp``, ``playout``, ``prior``, ``belief``) are
+    parsed too, so a bound broken anywhere inside is refused here, before anything is
+    built; ``nesting`` is how deep this spec sits (1 for the outermost)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec is a name such as hard or search:k=16, not {spec!r}; known: {known_names()}")
+    if len(spec) > MAX_SPEC_LENGTH:
+        raise ValueError(f"an agent spec is at most {MAX_SPEC_LENGTH} characters, not {len(spec)}")
+    if nesting > MAX_SPEC_NESTING:
+        raise ValueError(f"agent specs nest at most {MAX_SPEC_NESTING} deep (a spec inside a spec inside a spec)")
     name, _, rest = spec.strip().partition(":")
     entry = AGENTS.get(name)
     if entry is None:
-        raise ValueError(f"unknown agent {name!r}; known: {known_names()}")
+        shown = name if len(name) <= 40 else name[:40] + "..."
+        raise ValueError(f"unknown agent {shown!r}; known: {known_names()}")
     given: dict[str, str] = {}
     if rest:
         parts = rest.split(",")
@@ -351,7 +430,10 @@ def parse_spec(spec: str) -> tuple[AgentEntry, dict[str, Any]]:
             given[key] = value.strip()
     values: dict[str, Any] = {}
     for key, text in given.items():
-        values[key] = entry.param(key).parse(text, name)
+        param = entry.param(key)
+        values[key] = param.parse(text, name)
+        if param.spec and isinstance(values[key], str) and values[key].partition(":")[0] in AGENTS:
+            parse_spec(values[key], nesting + 1)
     for p in entry.params:
         if p.name not in values:
             if entry.positional is not None and p is entry.param(entry.positional):
@@ -395,11 +477,25 @@ def spec_help() -> str:
         lines.append(f"  {e.usage()}")
         lines.append(f"      {e.summary}")
         for p in e.params:
-            lines.append(f"      {p.name}: {p.help} (default {_default_text(p)})")
+            bounds = f"; {p.range_text()}" if p.maximum is not None else ""
+            lines.append(f"      {p.name}: {p.help} (default {_default_text(p)}{bounds})")
     shipped = sorted(f.stem for f in SHIPPED_POLICIES.glob("*.pt"))
     if shipped:
         lines.append(f"  shipped policies: {', '.join('policy:' + s for s in shipped)}")
     return "\n".join(lines)
 
 
-__all__ = ["AGENTS", "AgentEntry", "Param", "make_agent", "parse_spec", "policy_path", "spec_help"]
+__all__ = [
+    "AGENTS",
+    "MAX_DEPTH",
+    "MAX_SPEC_LENGTH",
+    "MAX_SPEC_NESTING",
+    "MAX_WORLDS",
+    "AgentEntry",
+    "Param",
+    "make_agent",
+    "parse_spec",
+    "policy_path",
+    "register_policies",
+    "spec_help",
+]

@@ -23,10 +23,30 @@ from typing import Any
 PRESETS = ("dehla", "dehla-direct", "court-piece", "coat-pees")
 #: each preset's name for people, with its part of RULES.md
 PRESET_TITLES = {
-    "dehla": "Dehla Pakad (R1: the middle pile)",
-    "dehla-direct": "Dehla Pakad, direct capture (R2)",
+    "dehla": "Dehla Pakad, classic (R1)",
+    "dehla-direct": "Dehla Pakad, tricks kept at once (R2)",
     "court-piece": "Court Piece (R3)",
     "coat-pees": "Coat Pees, with bidding (R4)",
+}
+#: each preset in two plain sentences, for a newcomer choosing one (setup forms, the
+#: rule book's summary); the R-number above leads to the exact rules
+PRESET_DESCRIPTIONS = {
+    "dehla": (
+        "Catch the tens. A won trick goes onto a pile in the middle, and whoever wins two tricks in a row "
+        "takes the whole pile; the pair with three or four tens wins the hand, and kots win the match."
+    ),
+    "dehla-direct": (
+        "Like the classic game, but whoever wins a trick keeps its cards at once (no middle pile). "
+        "Rounds are won by tens, tricks or points; the match by a run of wins or by points. Four or six players."
+    ),
+    "court-piece": (
+        "Tens don't matter here, tricks do. The player on the dealer's right picks trump from five cards; "
+        "the first pair to win seven tricks wins the round and a point."
+    ),
+    "coat-pees": (
+        "Court Piece with bidding: bid how many tricks (7 to 13) your pair will win and name trump. "
+        "Make the bid and score it, fall short and lose double; fall too far behind and the match is lost."
+    ),
 }
 
 
@@ -73,42 +93,167 @@ class MatchScoring(Enum):
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One option of a preset: its default and what values it takes."""
+    """One option of a preset: its default, what values it takes, and what it means.
+
+    ``label`` and ``help`` are plain words for people choosing an option (the browser's
+    setup form, command-line help), so a newcomer never needs RULES.md to read them;
+    ``choice_help`` says the same of each choice, as ``(value, text)`` pairs (a tuple,
+    so the spec stays hashable).
+    """
 
     default: Any
     choices: tuple[Any, ...] | None = None  # allowed values for a string/int choice
     minimum: int | None = None  # for integers
     nullable: bool = False  # whether ``None`` is allowed (R4.5 max_hands)
     kind: type = str
+    label: str = ""  # a short name for people ("Kots to win")
+    help: str = ""  # what the option does, in a sentence or two, citing its rule
+    choice_help: tuple[tuple[Any, str], ...] = ()  # (choice, what it means) for each choice
+
+    def choice_text(self, value: Any) -> str:
+        """What choice ``value`` means, or "" when it has no text."""
+        return dict(self.choice_help).get(value, "")
 
 
 _INT_1 = dict(kind=int, minimum=1)
 
+# The plain words shared by several presets' options.
+_FIRST_VOID = "The first player who cannot follow suit plays any card, and that card's suit becomes trump."
+_KOT = "A kot is a big win: taking all four tens in one hand, or winning seven hands in a row."
+_TRUMP_LABEL = "How trump is made"
+
 # Which options each preset accepts, with defaults (RULES.md R1.4, R1.9, R2.4-R2.8,
-# R3.4, R3.6, R4.5).
+# R3.4, R3.6, R4.5), and what each means in plain words.
 _PRESET_OPTIONS: dict[str, dict[str, OptionSpec]] = {
     "dehla": {
-        "trump": OptionSpec("first-void", ("first-void", "chosen")),
-        "kots": OptionSpec(2, **_INT_1),  # type: ignore[arg-type]
-        "max_hands": OptionSpec(40, **_INT_1),  # type: ignore[arg-type]
+        "trump": OptionSpec(
+            "first-void",
+            ("first-void", "chosen"),
+            label=_TRUMP_LABEL,
+            help="Trump is the suit that beats every other suit for the rest of the hand (R1.4).",
+            choice_help=(
+                ("first-void", _FIRST_VOID),
+                ("chosen", "The player on the dealer's right picks trump after seeing their first five cards."),
+            ),
+        ),
+        "kots": OptionSpec(
+            2,
+            label="Kots to win",
+            help=f"{_KOT} The first pair to this many kots wins the match: 1 short, 2 usual, 3 long (R1.9).",
+            **_INT_1,  # type: ignore[arg-type]
+        ),
+        "max_hands": OptionSpec(
+            40,
+            label="Hand limit",
+            help="The match stops after this many hands: the pair with more kots wins, equal kots is a draw (R1.9).",
+            **_INT_1,  # type: ignore[arg-type]
+        ),
     },
     "dehla-direct": {
-        "trump": OptionSpec("first-void", ("first-void", "open", "closed", "named")),
-        "scoring": OptionSpec("tens", ("tens", "tricks", "double-sar")),
-        "match": OptionSpec("streak", ("streak", "points")),
-        "streak": OptionSpec(7, **_INT_1),  # type: ignore[arg-type]
-        "points": OptionSpec(7, **_INT_1),  # type: ignore[arg-type]
-        "max_hands": OptionSpec(40, **_INT_1),  # type: ignore[arg-type]
-        "players": OptionSpec(4, (4, 6), kind=int),
+        "trump": OptionSpec(
+            "first-void",
+            ("first-void", "open", "closed", "named"),
+            label=_TRUMP_LABEL,
+            help="Trump is the suit that beats every other suit for the rest of the round (R2.4).",
+            choice_help=(
+                ("first-void", _FIRST_VOID),
+                ("open", "Before play, the dealer's partner looks at all their cards and names trump."),
+                (
+                    "closed",
+                    "The first player who cannot follow suit picks trump in secret; it counts only from the next "
+                    "time that player cannot follow, when it is shown to everyone.",
+                ),
+                ("named", "The first player who cannot follow suit names any suit as trump, at once."),
+            ),
+        ),
+        "scoring": OptionSpec(
+            "tens",
+            ("tens", "tricks", "double-sar"),
+            label="Who wins a round",
+            help="What decides each round (R2.5).",
+            choice_help=(
+                ("tens", "The pair with three or four of the tens wins; two each is nobody's round."),
+                ("tricks", "The pair with more tricks wins; tens count for nothing."),
+                ("double-sar", "Each ten taken is worth 2 points, every other card 1; more points win."),
+            ),
+        ),
+        "match": OptionSpec(
+            "streak",
+            ("streak", "points"),
+            label="How the match is won",
+            help="Either way, taking all four tens in one round wins the match at once (R2.6).",
+            choice_help=(
+                ("streak", "Win a number of rounds in a row (see Rounds in a row)."),
+                ("points", "Each round won is a point; the first pair to the points below wins."),
+            ),
+        ),
+        "streak": OptionSpec(
+            7,
+            label="Rounds in a row",
+            help="When the match is won by a streak: this many rounds won in a row win it (3 or 5 for a quick game).",
+            **_INT_1,  # type: ignore[arg-type]
+        ),
+        "points": OptionSpec(
+            7,
+            label="Points to win",
+            help="When the match is won by points: the first pair to this many rounds won wins it.",
+            **_INT_1,  # type: ignore[arg-type]
+        ),
+        "max_hands": OptionSpec(
+            40,
+            label="Round limit",
+            help="If nobody has won the match after this many rounds, it is a draw (R2.6).",
+            **_INT_1,  # type: ignore[arg-type]
+        ),
+        "players": OptionSpec(
+            4,
+            (4, 6),
+            kind=int,
+            label="Players",
+            help="How many play, in two pairs or two teams of three (R2.8).",
+            choice_help=(
+                (4, "Two pairs, one pack, 13 cards each."),
+                (6, "Two teams of three, seated alternately; three packs shuffled together, 26 cards each."),
+            ),
+        ),
     },
     "court-piece": {
-        "defender_kot": OptionSpec(False, kind=bool),
-        "points": OptionSpec(7, **_INT_1),  # type: ignore[arg-type]
-        "max_hands": OptionSpec(40, **_INT_1),  # type: ignore[arg-type]
+        "defender_kot": OptionSpec(
+            False,
+            kind=bool,
+            label="Defenders can win a kot",
+            help=(
+                "A kot is an extra point. The pair that named trump wins one by taking the first seven tricks; "
+                "tick this to give the other pair one too whenever it reaches seven tricks first (R3.4)."
+            ),
+        ),
+        "points": OptionSpec(
+            7,
+            label="Points to win",
+            help="Each round won is 1 point and a kot 1 more; the first pair to this many points wins (R3.6).",
+            **_INT_1,  # type: ignore[arg-type]
+        ),
+        "max_hands": OptionSpec(
+            40,
+            label="Round limit",
+            help="After this many rounds the pair ahead wins; level is a draw (R3.6).",
+            **_INT_1,  # type: ignore[arg-type]
+        ),
     },
     "coat-pees": {
-        "gap": OptionSpec(52, **_INT_1),  # type: ignore[arg-type]
-        "max_hands": OptionSpec(None, nullable=True, **_INT_1),  # type: ignore[arg-type]
+        "gap": OptionSpec(
+            52,
+            label="Losing gap",
+            help="Only the bidding pair's score moves; a pair that falls this many points behind loses (R4.5).",
+            **_INT_1,  # type: ignore[arg-type]
+        ),
+        "max_hands": OptionSpec(
+            None,
+            nullable=True,
+            label="Hand limit",
+            help="Empty: no limit. Otherwise, after this many hands the pair ahead wins; level is a draw (R4.5).",
+            **_INT_1,  # type: ignore[arg-type]
+        ),
     },
 }
 

@@ -126,3 +126,77 @@ def test_a_policy_refuses_a_ruleset_it_was_not_trained_for() -> None:
     for rules in (make_rules("dehla", trump="chosen"), make_rules("court-piece"), make_rules("dehla-direct")):
         with pytest.raises(ValueError, match="was trained for dehla"):
             make_agent("policy:dehla", rules)
+
+
+def _crafted_checkpoint(path: Path, numel: int = 80 << 20) -> Path:
+    """A file of a few hundred KB whose storage declares ``numel`` floats (320 MiB, over
+    the loader's cap) in a deflated record of zeros: ``torch.load`` alone allocates it
+    all (a gigabyte for 268 M floats), since the record's size matches the declaration."""
+    import collections
+    import io
+    import pickle
+    import zipfile
+
+    class Storage:
+        pass
+
+    class Tensor:
+        def __reduce__(self) -> tuple[object, ...]:
+            rebuild = torch._utils._rebuild_tensor_v2
+            return (rebuild, (Storage(), 0, (numel,), (1,), False, collections.OrderedDict()))
+
+    class Pickler(pickle.Pickler):
+        def persistent_id(self, obj: object) -> object:
+            return ("storage", torch.FloatStorage, "0", "cpu", numel) if isinstance(obj, Storage) else None
+
+    buf = io.BytesIO()
+    Pickler(buf, protocol=2).dump({"model": {"w": Tensor()}, "model_config": {"obs_size": 1, "hidden": [1]}})
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("archive/data.pkl", buf.getvalue())
+        z.writestr("archive/byteorder", "little")
+        z.writestr("archive/version", "3\n")
+        info = zipfile.ZipInfo("archive/data/0")
+        info.compress_type = zipfile.ZIP_DEFLATED
+        zeros = bytes(16 << 20)
+        with z.open(info, "w", force_zip64=True) as record:
+            for _ in range(numel * 4 // len(zeros)):
+                record.write(zeros)
+    return path
+
+
+def test_a_crafted_checkpoint_is_refused_before_torch_allocates_it(tmp_path: Path) -> None:
+    path = _crafted_checkpoint(tmp_path / "huge.pt")
+    assert path.stat().st_size < 1 << 20
+    code = f"""
+import resource, time
+from agents.policy import CheckpointError, load_policy
+from agents.registry import make_agent
+from dehla_env import make_rules
+def peak(): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10
+def rss():
+    with open('/proc/self/statm') as f: return int(f.read().split()[1]) * resource.getpagesize() >> 20
+load_policy('agents/checkpoints/dehla.pt')  # torch and the loader warmed up
+before, start = peak(), time.perf_counter()
+for _ in range(4):
+    try:
+        make_agent('policy:{path}', make_rules('dehla'))
+    except ValueError as e:
+        assert 'refused before' in str(e) and 'cap' in str(e), e
+    else:
+        raise SystemExit('loaded')
+print(peak() - before, rss() - before, time.perf_counter() - start)
+"""
+    out = _run("-c", code)
+    assert out.returncode == 0, out.stderr
+    grown, held, seconds = (float(x) for x in out.stdout.split())
+    assert grown < 64 and held < 64 and seconds < 2.0  # MB, MB, s: nothing near the declared gigabyte
+
+
+def test_a_fifo_or_device_is_refused_at_once(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "pipe.pt"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        with pytest.raises(CheckpointError, match="not a regular file"):
+            load_policy(path)

@@ -34,6 +34,8 @@ from dehla_env.deals import deck_from_hands  # noqa: E402
 from dehla_env.rules import make_rules  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+LOCAL = "http://127.0.0.1"  # the server answers only to its own names (agents.web.guard)
+UNLIMITED: dict[str, Any] = {"requests_per_second": None, "creates_per_minute": None, "games_per_client": 1000}
 
 # (ruleset, options that keep the match short, person's seat)
 SHORT_MATCHES = [
@@ -50,8 +52,8 @@ SHORT_MATCHES = [
 
 @pytest.fixture
 def client(tmp_path: Path) -> Any:
-    app = create_app(ServerConfig(record_dir=tmp_path / "records", bot_delay=0.0))
-    with TestClient(app) as c:
+    app = create_app(ServerConfig(record_dir=tmp_path / "records", bot_delay=0.0, **UNLIMITED))
+    with TestClient(app, base_url=LOCAL) as c:
         yield c
 
 
@@ -366,8 +368,8 @@ def test_several_games_at_once_each_in_its_own_state(client: Any) -> None:
 
 
 def test_bot_delay_is_waited_before_each_bot_move(tmp_path: Path) -> None:
-    app = create_app(ServerConfig(record_dir=tmp_path, bot_delay=0.15))
-    with TestClient(app) as client:
+    app = create_app(ServerConfig(record_dir=tmp_path, bot_delay=0.15, **UNLIMITED))
+    with TestClient(app, base_url=LOCAL) as client:
         state = new_game(client, "dehla-direct", seat=0, seed=4)
         assert state["bot_delay"] == 0.15
         while state["status"] != "bot":
@@ -381,8 +383,8 @@ def test_bot_delay_is_waited_before_each_bot_move(tmp_path: Path) -> None:
 
 def test_leaving_and_stopping_save_abandoned_records_that_replay(tmp_path: Path) -> None:
     folder = tmp_path / "records"
-    app = create_app(ServerConfig(record_dir=folder, bot_delay=0.0))
-    with TestClient(app) as client:
+    app = create_app(ServerConfig(record_dir=folder, bot_delay=0.0, **UNLIMITED))
+    with TestClient(app, base_url=LOCAL) as client:
         left = advance_bots(client, new_game(client, "dehla", seed=9))
         left = client.post(f"/api/games/{left['id']}/move", json={"move": first_legal(left)}).json()
         r = client.post(f"/api/games/{left['id']}/leave").json()
@@ -405,7 +407,7 @@ def test_leaving_and_stopping_save_abandoned_records_that_replay(tmp_path: Path)
 def test_a_record_that_cannot_be_written_does_not_break_the_game(tmp_path: Path) -> None:
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the record folder should be")
-    with TestClient(create_app(ServerConfig(record_dir=blocked, bot_delay=0.0))) as client:
+    with TestClient(create_app(ServerConfig(record_dir=blocked, bot_delay=0.0, **UNLIMITED)), base_url=LOCAL) as client:
         final = play_match(client, new_game(client, "court-piece", {"points": 1}))
         assert final["winner"] in (0, 1) and final["record"] is None and final["ended"] == "finished"
         assert client.post(f"/api/games/{final['id']}/leave").json()["record"] is None

@@ -3,8 +3,10 @@
 Starts a local server (``--host``, default 127.0.0.1; ``--port``, default 8000, 0 for a
 free one), prints its address, and serves one page on which a person plays a whole
 match of any ruleset and options of RULES.md, at any seat, with the partner and the
-opponents chosen from any agent spec (``easy`` ... ``hard``, ``search:k=16``,
-``policy:PATH``). Needs the ``web`` extra: ``pip install dehla[web]``.
+opponents chosen from the server's catalogue (``easy`` ... ``hard``, ``search:k=16``
+within the registry's bounds, ``policy:NAME`` for the shipped policies and those of
+``--policy-dir``; a client never names a file, see :mod:`.bots`). Needs the ``web``
+extra: ``pip install dehla[web]``.
 
 The table shows what a player at a real table sees (R0.6, from the person's
 ``PlayerView`` only, see :mod:`.table`): the hand sorted with the legal cards raised
@@ -24,8 +26,12 @@ dehla_env.replay FILE`` plays back.
 
 Modules: :mod:`.game` (one match: engine, bots, record), :mod:`.narrate` (the log),
 :mod:`.table` (the page's JSON), :mod:`.meta` (the setup form's choices),
-:mod:`.records` (R6 files), :mod:`.server` (the Starlette app), :mod:`.cli`
-(the command), ``static/`` (plain HTML, CSS and JS; nothing is fetched from elsewhere).
+:mod:`.records` (R6 files), :mod:`.bots` (the bot catalogue, and bots that think in
+a child process that can be stopped), :mod:`.guard` (hosts, origins, sizes and rates),
+:mod:`.rulebook` (the "How to play" page from ``dehla_env/RULES.md``), :mod:`.server`
+(the Starlette app), :mod:`.cli` (the command), ``static/`` (plain HTML, CSS and JS;
+nothing is fetched from elsewhere).
 
-Version history: 0.1, the first release; 0.2, the "How to play" view, a layout for phones, and the limits of a server others can reach.
+Version history: 0.1, the first release; 0.2, the "How to play" view, a layout for
+phones, and the limits of a server others can reach.
 """

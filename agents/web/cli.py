@@ -1,21 +1,52 @@
 """The command: ``python -m agents.web`` / ``dehla-web``.
 
     python -m agents.web [--host 127.0.0.1] [--port 8000] [--record-dir DIR]
-                         [--bot-delay 0.7] [--idle-minutes 60]
+                         [--bot-delay 0.7] [--idle-minutes 60] [--think-seconds 10]
+                         [--max-games 64] [--policy-dir DIR] [--allow-host NAME ...]
 
 Binds the socket itself (so ``--port 0`` gets a free port and the real address can be
 printed before the first request), prints ``http://HOST:PORT/`` and serves until
-Ctrl-C; games still open then are saved as abandoned records.
+Ctrl-C or SIGTERM; games still open then are saved as abandoned records. Stopping
+takes a few seconds at most whatever the bots are doing: a thinking bot's process is
+killed first, then the games are saved.
+
+Every flag is checked (finite, in its range) before anything starts. The server
+answers only to the loopback names and the ``--allow-host`` names (DNS rebinding);
+listening beyond the loopback (``--host 0.0.0.0``) is announced with a warning,
+since anyone who can reach the port can then play and fill the record folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import math
 import socket
 import sys
 from pathlib import Path
+from typing import Any
+
+from dehla_env.commands import typed_command
 
 EXTRA_HINT = "agents.web needs the web extra: pip install dehla[web]"
+#: seconds a stopping server waits for requests in flight (they end at once: bots are cancelled)
+GRACEFUL_SECONDS = 3
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address) means this machine only."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _bounded(parser: argparse.ArgumentParser, flag: str, value: float, lo: float, hi: float, lo_open: bool) -> None:
+    if not math.isfinite(value) or value > hi or value < lo or (lo_open and value == lo):
+        low = f"more than {lo:g}" if lo_open else f"at least {lo:g}"
+        parser.error(f"{flag} must be {low} and at most {hi:g}, not {value}")
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -36,7 +67,7 @@ def address_of(sock: socket.socket) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m agents.web", description="Play Dehla Pakad and its family in the browser."
+        prog=typed_command("agents.web"), description="Play Dehla Pakad and its family in the browser."
     )
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
@@ -51,13 +82,42 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--bot-delay", type=float, default=0.7, help="seconds before each bot move (default 0.7)")
     parser.add_argument(
-        "--idle-minutes", type=float, default=60.0, help="save and drop games idle this long (default 60)"
+        "--idle-minutes", type=float, default=60.0, help="save and drop games idle this long (default 60, up to 10080)"
+    )
+    parser.add_argument(
+        "--think-seconds",
+        type=float,
+        default=10.0,
+        help="time a bot may take for one decision; then the hard bot's move is played (default 10, 0.5..600)",
+    )
+    parser.add_argument("--max-games", type=int, default=64, help="games held at once, in all (default 64, 1..1000)")
+    parser.add_argument(
+        "--policy-dir",
+        type=Path,
+        default=None,
+        help="offer each DIR/*.pt as policy:NAME besides the shipped policies (web clients never name files)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name to serve besides 127.0.0.1, localhost and ::1 (repeat for more); "
+        "needed when the server is reached by another name or address",
     )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port is 0..65535 (0 picks a free one), not {args.port}")
-    if args.bot_delay < 0:
-        parser.error("--bot-delay must be at least 0")
+    _bounded(parser, "--bot-delay", args.bot_delay, 0.0, 10.0, lo_open=False)
+    _bounded(parser, "--idle-minutes", args.idle_minutes, 0.0, 10080.0, lo_open=True)
+    _bounded(parser, "--think-seconds", args.think_seconds, 0.5, 600.0, lo_open=False)
+    if not 1 <= args.max_games <= 1000:
+        parser.error(f"--max-games must be 1..1000, not {args.max_games}")
+    if args.policy_dir is not None and not args.policy_dir.is_dir():
+        parser.error(f"--policy-dir {args.policy_dir} is not a folder")
+    for name in args.allow_host:
+        if not name.strip() or any(c in name for c in "/ ,@"):
+            parser.error(f"--allow-host takes a host name or address, not {name!r}")
     try:
         import uvicorn
 
@@ -67,7 +127,18 @@ def main(argv: list[str] | None = None) -> int:
             print(EXTRA_HINT, file=sys.stderr)
             return 1
         raise
-    config = ServerConfig(record_dir=args.record_dir, bot_delay=args.bot_delay, idle_minutes=args.idle_minutes)
+    hosts = list(args.allow_host)
+    if not is_loopback(args.host) and args.host not in ("0.0.0.0", "::", ""):
+        hosts.append(args.host)  # the address it listens on is a name it answers to
+    config = ServerConfig(
+        record_dir=args.record_dir,
+        bot_delay=args.bot_delay,
+        idle_minutes=args.idle_minutes,
+        think_seconds=args.think_seconds,
+        max_games=args.max_games,
+        policy_dir=args.policy_dir,
+        allowed_hosts=tuple(hosts),
+    )
     try:
         config.records.mkdir(parents=True, exist_ok=True)  # fail now, not when the first game ends
     except OSError as e:
@@ -77,9 +148,34 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         parser.error(f"cannot listen on {args.host}:{args.port}: {e}")
     print(f"Dehla in the browser: {address_of(sock)}  (records in {config.records}; Ctrl-C stops)", flush=True)
-    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning", lifespan="on"))
+    if not is_loopback(args.host):
+        names = ", ".join(["127.0.0.1", "localhost", "::1", *hosts])
+        print(
+            f"WARNING: listening on {args.host}, beyond this machine: anyone who can reach port "
+            f"{sock.getsockname()[1]} can start games and fill {config.records} with records. "
+            f"Only requests for these host names are served: {names}"
+            + ("" if args.allow_host else " (add the name people will use with --allow-host NAME)"),
+            file=sys.stderr,
+            flush=True,
+        )
+    app = create_app(config)
+    uv_config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACEFUL_SECONDS)
+    server = _stopping_server(uvicorn, app)(uv_config)
     server.run(sockets=[sock])
     return 0
+
+
+def _stopping_server(uvicorn: Any, app: Any) -> Any:
+    """A ``uvicorn.Server`` whose shutdown first stops every thinking bot, so requests in
+    flight end at once and the games are saved, instead of waiting out a long search."""
+
+    class StoppingServer(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            app.state.store.cancel_all()
+            app.state.thinker.kill_all()
+            await super().shutdown(sockets)
+
+    return StoppingServer
 
 
 if __name__ == "__main__":

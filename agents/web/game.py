@@ -216,6 +216,8 @@ class WebGame:
         self.narrator.after_deal(self.view(), self.match.hands_dealt)
 
     def _apply(self, seat: int, action: int) -> None:
+        if self.ended == "abandoned":  # its record is written: a later move would be missing from it
+            raise IllegalMoveError(action_text(action), seat, "the game was saved and closed")
         before = self.view()
         self.match.apply_action(action)  # validates first: a refused move changes nothing (R5)
         self.hands[-1].moves.append(action_text(action))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dehla_env.rules import PRESET_TITLES, PRESETS
+from dehla_env.rules import PRESET_DESCRIPTIONS, PRESET_TITLES, PRESETS
 from dehla_env.rules import option_specs as rule_option_specs
 
 from ..registry import AGENTS, SHIPPED_POLICIES
@@ -19,7 +19,8 @@ SEARCH_AGENTS = ("search:k=16", "search:k=48,depth=5,budget_ms=100")
 
 
 def option_specs(name: str) -> dict[str, dict[str, Any]]:
-    """``{option: {default, kind, choices, minimum, nullable}}`` for preset ``name``."""
+    """``{option: {default, kind, choices, minimum, nullable, label, help, choice_help}}`` for
+    preset ``name``; ``choice_help`` is keyed by the choice's text (JSON keys are text)."""
     out: dict[str, dict[str, Any]] = {}
     for key, spec in rule_option_specs(name).items():
         out[key] = {
@@ -28,7 +29,36 @@ def option_specs(name: str) -> dict[str, dict[str, Any]]:
             "choices": list(spec.choices) if spec.choices else None,
             "minimum": spec.minimum,
             "nullable": spec.nullable,
+            "label": spec.label or key.replace("_", " "),
+            "help": spec.help,
+            "choice_help": {str(value): text for value, text in spec.choice_help} or None,
         }
+    return out
+
+
+# What each suggested agent is, for a newcomer choosing a partner and opponents.
+AGENT_HELP = {
+    "random": "plays any legal card at random (for testing)",
+    "easy": "a beginner: plays low and gives tens away",
+    "medium": "a fair player: the hard bot with some beginner's moves mixed in",
+    "hard": "the strongest rule-based bot: counts cards and guards the tens",
+    "search:k=16": "looks ahead by playing out 16 possible deals for each move: strong, a little slower",
+    "search:k=48,depth=5,budget_ms=100": "looks ahead on up to 48 deals, at most 0.1 s a move: stronger still",
+}
+
+
+def agent_help(specs: list[str]) -> dict[str, str]:
+    """A plain-words line for each agent spec in ``specs``: the table above, a trained
+    policy's own line, or else the agent table's summary of the spec's name."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        name = spec.partition(":")[0]
+        if spec in AGENT_HELP:
+            out[spec] = AGENT_HELP[spec]
+        elif name == "policy":
+            out[spec] = "a trained neural network, for the ruleset it was trained on (needs torch: the train extra)"
+        elif name in AGENTS:
+            out[spec] = AGENTS[name].summary
     return out
 
 
@@ -43,10 +73,19 @@ def agent_names() -> list[str]:
 
 
 def meta() -> dict[str, Any]:
-    return {
-        "rulesets": {name: {"title": PRESET_TITLES[name], "options": option_specs(name)} for name in PRESETS},
+    out: dict[str, Any] = {
+        "rulesets": {
+            name: {
+                "title": PRESET_TITLES[name],
+                "description": PRESET_DESCRIPTIONS[name],
+                "options": option_specs(name),
+            }
+            for name in PRESETS
+        },
         "agents": [*agent_names(), *SEARCH_AGENTS, *policy_specs()],
     }
+    out["agent_help"] = agent_help(out["agents"])
+    return out
 
 
-__all__ = ["agent_names", "meta", "option_specs", "policy_specs"]
+__all__ = ["AGENT_HELP", "agent_help", "agent_names", "meta", "option_specs", "policy_specs"]

@@ -5,6 +5,7 @@ Routes (every body and answer is JSON; an error answer is ``{"error": text, ...}
 =======================================  ==========================================
 ``GET  /``                               the page (``static/index.html``)
 ``GET  /api/meta``                       rulesets, their options, agent suggestions
+``GET  /rules``                          How to play: a summary and the rule book (HTML)
 ``GET  /api/games``                      the games held now
 ``POST /api/games``                      start one: ``{rules, options, seat, partner,
                                          opponents, seed?, bot_delay?}`` -> table (201)
@@ -19,8 +20,29 @@ Refusals change nothing and say why: 400 for a malformed body or move text, 409 
 move the rules or the turn refuse (the engine's :class:`IllegalMoveError` text, with
 ``move``, ``seat`` and ``rule``) or a stale ``version``, 404 for a game id the server
 does not hold. Each game has its own lock, so several games run at once and two
-requests never interleave inside one game; bots think in a worker thread so a slow
-``search`` bot does not stall the other games.
+requests never interleave inside one game. A ``search`` bot thinks in a child process
+under a per-decision time limit (``think_seconds``, then the hard bot's move is
+played), which a leave, an eviction or the server's shutdown kills at once; the other
+bots play in a worker thread (:mod:`.bots`).
+
+Limits (every refusal is a one-line JSON error with a 4xx status, never a 500):
+
+* bots come from the server's catalogue (:class:`.bots.Catalogue`): the
+  parameterless agents, ``search:...`` within the registry's bounds (``k`` 1..512,
+  ``depth`` and ``rdepth`` 0..9, ``budget_ms`` up to 60000, specs nested 3 deep), and
+  ``policy:NAME`` for the shipped policies and the operator's ``--policy-dir``; never
+  a path on the server's disk (400, the same answer whatever exists there);
+* a body is at most 16 KiB (413), JSON nested at most 8 deep (400), a move at most
+  32 characters, a seed 0..2**63-1;
+* ``games_per_client`` games per client address (starting one more saves and drops
+  that client's longest-idle game, never another client's) and ``max_games`` in all
+  (503 beyond); ``requests_per_second`` (burst ``request_burst``) and
+  ``creates_per_minute`` (burst ``create_burst``) per client address (429 with
+  ``Retry-After``);
+* the ``Host`` header must name the loopback or an ``allowed_hosts`` name (421), and a
+  request that changes something must come from this server's own page: a foreign
+  ``Origin`` or ``Sec-Fetch-Site: cross-site`` is 403, a body not
+  ``application/json`` 415 (:mod:`.guard`).
 
 The page drives the bots: while a bot is to act it posts ``advance`` and the server
 waits ``bot_delay`` seconds (twice that after a completed trick, so the four cards
@@ -32,7 +54,6 @@ and so is every game still held when the server stops.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import time
@@ -45,15 +66,21 @@ from typing import Any
 
 import anyio.to_thread
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from dehla_env.errors import IllegalMoveError
 from dehla_env.rules import PRESETS, RulesError, make_rules
 
+from ..registry import register_policies
+from . import rulebook
+from .bots import THINK_SECONDS, BotCancelled, BotFailed, Catalogue, Thinker, decision_seed, policy_files
 from .game import SetupError, WebGame
+from .guard import Guard, RequestError, parse_json, read_body
 from .meta import meta
 from .records import default_record_dir, save_record
 from .table import table_state
@@ -61,6 +88,8 @@ from .table import table_state
 log = logging.getLogger("agents.web")
 STATIC_DIR = Path(str(resources.files("agents.web") / "static"))
 MAX_BOT_DELAY = 10.0
+MAX_TEXT = 400  # the longest text field (an agent spec: agents.registry.MAX_SPEC_LENGTH)
+MAX_MOVE = 32  # the longest move text ("bid:13H", "trump:S", ...)
 
 
 @dataclass
@@ -70,7 +99,16 @@ class ServerConfig:
     record_dir: Path | None = None  # where records go; None: default_record_dir()
     bot_delay: float = 0.7  # seconds before each bot move (doubled after a completed trick)
     idle_minutes: float = 60.0  # a game untouched this long is saved as abandoned and dropped
-    max_games: int = 64  # beyond this the longest-idle game is saved and dropped
+    max_games: int = 64  # games held in all; beyond it a new game is refused (503)
+    games_per_client: int = 8  # beyond it the client's own longest-idle game is saved and dropped
+    think_seconds: float = THINK_SECONDS  # per bot decision, then the hard bot's move is played
+    think_slots: int | None = None  # bots thinking at once (None: the CPU count, at most 4)
+    policy_dir: Path | None = None  # its *.pt files are offered as policy:NAME besides the shipped ones
+    allowed_hosts: tuple[str, ...] = ()  # Host names served besides the loopback ones
+    requests_per_second: float | None = 20.0  # per client address, all /api/ requests (None: no limit)
+    request_burst: int = 60
+    creates_per_minute: float | None = 20.0  # per client address (None: no limit)
+    create_burst: int = 10
 
     @property
     def records(self) -> Path:
@@ -93,6 +131,8 @@ class GameStore:
         self.config = config
         self.games: dict[str, WebGame] = {}
         self.locks: dict[str, asyncio.Lock] = {}
+        self.cancels: dict[str, asyncio.Event] = {}  # set: the game's bot stops thinking
+        self.owners: dict[str, str] = {}  # game id -> the client address that started it
 
     def get(self, game_id: str) -> tuple[WebGame, asyncio.Lock]:
         game = self.games.get(game_id)
@@ -104,13 +144,35 @@ class GameStore:
             )
         return game, self.locks[game_id]
 
-    def add(self, game: WebGame) -> None:
+    def room_for(self, client: str) -> None:
+        """Make room for one more game of ``client``: its own longest-idle games go
+        beyond ``games_per_client``; a full server refuses (503) rather than evict
+        another client's game."""
         self.sweep()
-        while len(self.games) >= self.config.max_games:
-            oldest = min(self.games.values(), key=lambda g: g.touched)
+        mine = [self.games[i] for i, owner in self.owners.items() if owner == client and i in self.games]
+        while mine and len(mine) >= self.config.games_per_client:
+            oldest = min(mine, key=lambda g: g.touched)
+            mine.remove(oldest)
             self.drop(oldest, "abandoned")
+        if len(self.games) >= self.config.max_games:
+            raise ApiError(503, f"the server holds its most games ({self.config.max_games}); try again later")
+
+    def add(self, game: WebGame, client: str = "") -> None:
+        self.room_for(client)
         self.games[game.id] = game
         self.locks[game.id] = asyncio.Lock()
+        self.cancels[game.id] = asyncio.Event()
+        self.owners[game.id] = client
+
+    def holds(self, game: WebGame) -> bool:
+        """Whether ``game`` is still held and not saved as abandoned (then no move may change it)."""
+        return self.games.get(game.id) is game and game.ended != "abandoned"
+
+    def cancel(self, game: WebGame) -> None:
+        """Stop the game's thinking bot (the decision is dropped; nothing is applied)."""
+        event = self.cancels.get(game.id)
+        if event is not None:
+            event.set()
 
     def after_change(self, game: WebGame) -> None:
         """Save the record as soon as the match is over (the game stays viewable)."""
@@ -127,10 +189,13 @@ class GameStore:
 
     def drop(self, game: WebGame, result: str) -> str | None:
         """Forget a game, saving its record first unless it was saved already."""
+        self.cancel(game)  # a bot thinking for it stops; its move is never applied after the record
         if game.ended is None:
             self.save(game, result)
         self.games.pop(game.id, None)
         self.locks.pop(game.id, None)
+        self.cancels.pop(game.id, None)
+        self.owners.pop(game.id, None)
         return game.saved_to
 
     def sweep(self) -> None:
@@ -138,7 +203,13 @@ class GameStore:
         for game in [g for g in self.games.values() if g.touched < cutoff]:
             self.drop(game, "abandoned")
 
+    def cancel_all(self) -> None:
+        """Stop every thinking bot (the server stops); the games stay held to be saved."""
+        for event in self.cancels.values():
+            event.set()
+
     def close(self) -> None:
+        self.cancel_all()
         for game in list(self.games.values()):
             self.drop(game, "abandoned")
 
@@ -149,13 +220,13 @@ def new_game_id() -> str:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if not raw.strip():
-        return {}
     try:
-        body = json.loads(raw)
-    except ValueError as e:
-        raise ApiError(400, f"malformed body: not JSON ({e})") from None
+        raw = await read_body(request.stream())
+        if not raw.strip():
+            return {}
+        body = parse_json(raw)
+    except RequestError as e:
+        raise ApiError(e.status, str(e)) from None
     if not isinstance(body, dict):
         raise ApiError(400, "malformed body: a JSON object is expected")
     return body
@@ -166,14 +237,24 @@ def _int_or_none(body: dict[str, Any], key: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ApiError(400, f"malformed body: {key!r} must be an integer, not {value!r}")
+        raise ApiError(400, f"malformed body: {key!r} must be an integer, not {_shown(value)}")
+    if not -(2**63) <= value < 2**63:
+        raise ApiError(400, f"malformed body: {key!r} is out of range")
     return value
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for an error that echoes what was sent."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _text(body: dict[str, Any], key: str, default: str) -> str:
     value = body.get(key, default)
     if not isinstance(value, str) or not value.strip():
-        raise ApiError(400, f"malformed body: {key!r} must be a non-empty text, not {value!r}")
+        raise ApiError(400, f"malformed body: {key!r} must be a non-empty text, not {_shown(value)}")
+    if len(value) > MAX_TEXT:
+        raise ApiError(400, f"malformed body: {key!r} is at most {MAX_TEXT} characters")
     return value.strip()
 
 
@@ -181,6 +262,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     """The app for ``config`` (defaults: see :class:`ServerConfig`)."""
     config = config or ServerConfig()
     store = GameStore(config)
+    catalogue = Catalogue(policy_files(config.policy_dir))
+    register_policies(catalogue.policies)  # policy:NAME of the operator's folder, for the bots built here
+    thinker = Thinker(catalogue.policies, config.think_seconds, config.think_slots)
 
     def answer(game: WebGame, status: int = 200, **extra: Any) -> JSONResponse:
         return JSONResponse({**table_state(game), **extra}, status_code=status)
@@ -188,8 +272,23 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def index(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
+    async def rules(request: Request) -> Response:
+        """How to play, rendered from the RULES.md shipped in the package (``?game=ID``: with a way back)."""
+        try:
+            page = rulebook.rules_page(request.query_params.get("game"))
+        except OSError as e:  # a broken installation without its package data
+            return PlainTextResponse(f"the rule book is missing from this installation: {e}", status_code=500)
+        return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
+
     async def get_meta(request: Request) -> Response:
-        return JSONResponse({**meta(), "bot_delay": config.bot_delay, "record_dir": str(config.records)})
+        info = meta()
+        extra = [spec for spec in catalogue.offered_policies() if spec not in info["agents"]]
+        info["agents"] = [*info["agents"], *extra]
+        if extra and "agent_help" in info:
+            from .meta import agent_help
+
+            info["agent_help"].update(agent_help(extra))
+        return JSONResponse({**info, "bot_delay": config.bot_delay, "record_dir": str(config.records)})
 
     async def list_games(request: Request) -> Response:
         store.sweep()
@@ -210,11 +309,20 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             raise ApiError(400, "malformed body: 'options' must be an object")
         delay = body.get("bot_delay", config.bot_delay)
         if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= MAX_BOT_DELAY:
-            raise ApiError(400, f"malformed body: 'bot_delay' must be 0..{MAX_BOT_DELAY} seconds, not {delay!r}")
+            raise ApiError(400, f"malformed body: 'bot_delay' must be 0..{MAX_BOT_DELAY} seconds, not {_shown(delay)}")
         seat = _int_or_none(body, "seat")
         seed = _int_or_none(body, "seed")
+        if seed is not None and seed < 0:
+            raise ApiError(400, f"malformed body: 'seed' must be 0 or more, not {seed}")
         partner = _text(body, "partner", "hard")
         opponents = _text(body, "opponents", "medium")
+        for role, spec in (("partner", partner), ("opponents", opponents)):
+            try:
+                catalogue.check(spec)
+            except ValueError as e:
+                raise ApiError(400, f"{role}: {e}") from None
+        client = request.client.host if request.client else ""
+        store.room_for(client)  # 503 now, before building anything, if the server is full
         try:
             rules = make_rules(name, options)
             # building bots may import torch or load a checkpoint: off the event loop
@@ -224,8 +332,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                 )
             )
         except (RulesError, SetupError) as e:
-            raise ApiError(400, str(e)) from None
-        store.add(game)
+            raise ApiError(400, catalogue.scrub(str(e))) from None
+        store.add(game, client)
         return answer(game, 201)
 
     async def get_game(request: Request) -> Response:
@@ -237,9 +345,13 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         body = await _body(request)
         if "move" not in body:
             raise ApiError(400, 'malformed body: {"move": TEXT} expected, e.g. {"move": "TS"}')
+        if isinstance(body["move"], str) and len(body["move"]) > MAX_MOVE:
+            raise ApiError(400, f"malformed move: a move is at most {MAX_MOVE} characters (TS, trump:S, bid:8H)")
         seat = _int_or_none(body, "seat")
         version = _int_or_none(body, "version")
         async with lock:
+            if not store.holds(game):
+                raise ApiError(404, f"no game {game.id!r} here: it was left or expired (start a new game)")
             if version is not None and version != game.version:
                 raise ApiError(
                     409,
@@ -265,26 +377,42 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return answer(game, advanced=False)
         view = game.view()
         delay = game.bot_delay * (2 if view.history and not view.trick and view.to_act >= 0 else 1)
+        cancel = store.cancels.get(game.id)
+        if cancel is None:
+            return answer(game, advanced=False)
         if delay:
-            await asyncio.sleep(delay)
-        async with lock:
-            if (
-                game.id not in store.games
-                or game.status() != "bot"
-                or (version is not None and version != game.version)
-            ):
+            try:  # the delay ends early when the game is left or the server stops
+                await asyncio.wait_for(cancel.wait(), delay)
                 return answer(game, advanced=False)
+            except asyncio.TimeoutError:
+                pass
+        async with lock:
+            if not store.holds(game) or game.status() != "bot" or (version is not None and version != game.version):
+                return answer(game, advanced=False)
+            extra: dict[str, Any] = {}
             if not game.draw():
                 turn = game.bot_turn()
                 assert turn is not None
                 seat, agent, bot_view = turn
+                spec = game.specs[seat]
+                seed = decision_seed(game.seed, seat, game.version)  # reproducible per game state
                 try:
-                    action = await anyio.to_thread.run_sync(agent.act, bot_view)
-                    game.apply_bot(seat, action)
-                except Exception as e:  # a bot's failure is the server's, not the person's
-                    raise ApiError(500, f"the bot at seat {seat} ({game.specs[seat]}) failed: {e}") from None
+                    action, late = await thinker.decide(agent, spec, game.rules, seed, bot_view, cancel)
+                except BotCancelled:
+                    return answer(game, advanced=False)
+                except BotFailed as e:  # a bot's failure is the server's, not the person's
+                    raise ApiError(500, catalogue.scrub(f"the bot at seat {seat} ({spec}) failed: {e}")) from None
+                if not store.holds(game):  # left or evicted while it thought: the record is already final
+                    return answer(game, advanced=False)
+                if late:
+                    game.narrator.say(
+                        f"{game.narrator.who(seat)} ran out of the {config.think_seconds:g} s a move may take: "
+                        "the hard bot's move is played."
+                    )
+                    extra["timed_out"] = seat
+                game.apply_bot(seat, action)
             store.after_change(game)
-            return answer(game, advanced=True)
+            return answer(game, advanced=True, **extra)
 
     async def deal(request: Request) -> Response:
         game, lock = store.get(request.path_params["game_id"])
@@ -297,6 +425,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def leave(request: Request) -> Response:
         game, lock = store.get(request.path_params["game_id"])
+        store.cancel(game)  # a bot thinking for this game stops now, so the lock comes free
         async with lock:
             path = store.drop(game, "abandoned")
         return JSONResponse({"id": game.id, "record": path, "result": game.ended})
@@ -305,13 +434,24 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         assert isinstance(exc, ApiError)
         return JSONResponse(exc.fields, status_code=exc.status)
 
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+    async def on_server_error(request: Request, exc: Exception) -> Response:
+        log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
+        return JSONResponse({"error": "the server failed on this request (see its log)"}, status_code=500)
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
+        store.cancel_all()
+        thinker.kill_all()
         store.close()  # the server stops: every game still held is saved
 
     routes = [
         Route("/", index),
+        Route("/rules", rules),
         Route("/api/meta", get_meta),
         Route("/api/games", list_games, methods=["GET"]),
         Route("/api/games", create, methods=["POST"]),
@@ -322,9 +462,24 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/games/{game_id}/leave", leave, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={ApiError: on_api_error}, lifespan=lifespan)
+    guard = Middleware(
+        Guard,
+        hosts=config.allowed_hosts,
+        requests_per_second=config.requests_per_second,
+        request_burst=config.request_burst,
+        creates_per_minute=config.creates_per_minute,
+        create_burst=config.create_burst,
+    )
+    app = Starlette(
+        routes=routes,
+        middleware=[guard],
+        exception_handlers={ApiError: on_api_error, HTTPException: on_http_error, Exception: on_server_error},
+        lifespan=lifespan,
+    )
     app.state.store = store
     app.state.config = config
+    app.state.thinker = thinker
+    app.state.catalogue = catalogue
     return app
 
 

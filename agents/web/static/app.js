@@ -106,9 +106,35 @@ function fail(e) {
   }
 }
 
+// "R0.4" in a message becomes a link to that rule in the rule book (text nodes only, never markup)
+const RULE_REF = /\bR(\d)(?:\.(\d+))?([a-d])?\b/g;
+function ruleAnchor(major, minor) { return minor ? `r${major}-${minor}` : `r${major}`; }
+function withRuleLinks(text) {
+  const parts = [];
+  let pos = 0;
+  for (const m of text.matchAll(RULE_REF)) {
+    parts.push(text.slice(pos, m.index));
+    parts.push(el("a", { href: rulesHref(ruleAnchor(m[1], m[2])), text: m[0], title: "Read this rule" }));
+    pos = m.index + m[0].length;
+  }
+  parts.push(text.slice(pos));
+  return parts;
+}
+// the rule book, with the way back to the game being played
+function rulesHref(anchor = "") {
+  const back = app.state ? `?game=${encodeURIComponent(app.state.id)}` : "";
+  return `/rules${back}${anchor ? `#${anchor}` : ""}`;
+}
+function updateRulesLinks() {
+  $("#btn-rules").href = rulesHref();
+  const name = $("#f-rules").value;
+  const section = { dehla: "r1", "dehla-direct": "r2", "court-piece": "r3", "coat-pees": "r4" }[name];
+  $("#f-rules-link").href = rulesHref(section || "");
+}
+
 function showToast(text) {
   const t = $("#toast");
-  t.textContent = text;
+  t.replaceChildren(...withRuleLinks(text));
   t.hidden = false;
   clearTimeout(app.toastTimer);
   app.toastTimer = setTimeout(() => { t.hidden = true; }, 6000);
@@ -122,40 +148,64 @@ function showSetup(error) {
   $("#game-title").textContent = "";
   $("#setup-error").textContent = error || "";
   $("#f-start").disabled = false;
+  updateRulesLinks();
 }
 
 function buildOptions() {
   const name = $("#f-rules").value;
-  const specs = app.meta.rulesets[name].options;
+  const ruleset = app.meta.rulesets[name];
+  const specs = ruleset.options;
+  $("#f-rules-text").textContent = ruleset.description || "";
+  updateRulesLinks();
   const box = $("#f-options");
   box.replaceChildren(el("legend", { text: "Options" }));
   for (const [key, spec] of Object.entries(specs)) {
-    const label = key.replace(/_/g, " ");
+    // every option says what it does under it; a choice also says what the chosen value means
+    const id = `opt-${key}`;
+    const label = spec.label || key.replace(/_/g, " ");
+    const choiceText = el("span", { class: "choice" });
+    const help = el("small", { class: "help", id: `${id}-help` }, spec.help || "", choiceText);
     let input;
     if (spec.kind === "bool") {
-      input = el("input", { type: "checkbox", name: key, checked: spec.default === true });
-      box.append(el("label", { class: "field check" }, input, label));
+      input = el("input", { type: "checkbox", id, name: key, checked: spec.default === true, "aria-describedby": help.id });
+      box.append(el("div", { class: "field check", dataset: { option: key } }, el("label", {}, input, label), help));
       continue;
     }
     if (spec.choices) {
-      input = el("select", { name: key }, spec.choices.map((c) => el("option", { value: String(c), text: String(c), selected: c === spec.default })));
+      input = el("select", { id, name: key, "aria-describedby": help.id },
+        spec.choices.map((c) => el("option", { value: String(c), text: String(c), selected: c === spec.default })));
+      const showChoice = () => { choiceText.textContent = (spec.choice_help || {})[input.value] || ""; };
+      input.addEventListener("change", showChoice);
+      showChoice();
     } else if (spec.kind === "int") {
-      input = el("input", { type: "number", name: key, min: spec.minimum ?? null, value: spec.default ?? "", placeholder: spec.nullable ? "none" : null });
+      input = el("input", { type: "number", id, name: key, min: spec.minimum ?? null, value: spec.default ?? "", inputmode: "numeric",
+        placeholder: spec.nullable ? "none" : null, "aria-describedby": help.id });
     } else {
-      input = el("input", { name: key, value: spec.default ?? "" });
+      input = el("input", { id, name: key, value: spec.default ?? "", "aria-describedby": help.id });
     }
     input.dataset.kind = spec.kind;
-    box.append(el("label", { class: "field" }, label, input));
+    box.append(el("div", { class: "field", dataset: { option: key } }, el("label", { for: id, text: label }), input, help));
   }
   box.querySelectorAll("[name=players]").forEach((i) => i.addEventListener("change", buildSeats));
   buildSeats();
+}
+
+function agentHelp(input) {
+  // what the chosen bot is, in a line, for the names offered; any other spec is taken as typed
+  const spec = input.value.trim();
+  const known = (app.meta && app.meta.agent_help) || {};
+  const text = !spec ? "Pick a bot from the list."
+    : known[spec] ? known[spec]
+      : `${spec.split(":")[0]}: ${known[spec.split(":")[0]] || "an agent spec, checked when you deal"}`;
+  $(`#${input.id}-help`).textContent = text;
 }
 
 function buildSeats() {
   const players = Number(($("#f-options [name=players]") || { value: 4 }).value);
   const seat = $("#f-seat");
   const old = seat.value;
-  seat.replaceChildren(...Array.from({ length: players }, (_, s) => el("option", { value: String(s), text: `Seat ${s} (side ${s % 2})` })));
+  const mates = (s) => Array.from({ length: players }, (_, t) => t).filter((t) => t % 2 === s % 2 && t !== s).join(" and ");
+  seat.replaceChildren(...Array.from({ length: players }, (_, s) => el("option", { value: String(s), text: `Seat ${s}, partner${players > 4 ? "s" : ""} at ${mates(s)}` })));
   if (old && Number(old) < players) seat.value = old;
 }
 
@@ -222,11 +272,6 @@ function cardFace(c, tag = "div", attrs = {}) {
     el("span", { class: "corner br", "aria-hidden": "true" }, c.rank, el("span", { class: "s", text: c.symbol })));
 }
 
-function placeXY(place, n) {
-  const a = (2 * Math.PI * place) / n; // play goes to the right: place 1 sits on your right (R0.2)
-  return { x: Math.sin(a), y: Math.cos(a) };
-}
-
 function seatName(seat) { return app.state.seats[seat].name; }
 
 function render() {
@@ -237,8 +282,11 @@ function render() {
   document.body.dataset.version = String(s.version);
   $("#setup").hidden = true;
   $("#game").hidden = false;
-  const opts = Object.entries(s.rules.options).map(([k, v]) => `${k.replace(/_/g, " ")} ${v === null ? "none" : v}`).join(", ");
+  const specs = app.meta ? app.meta.rulesets[s.rules.name].options : {};
+  const opts = Object.entries(s.rules.options).map(([k, v]) => `${((specs[k] || {}).label || k.replace(/_/g, " ")).toLowerCase()}: ${v === null ? "none" : v}`).join(", ");
   $("#game-title").textContent = `${app.meta ? app.meta.rulesets[s.rules.name].title : s.rules.name} · ${opts} · hand ${s.hand_no}`;
+  $("#table").className = `table players-${s.players}`;
+  updateRulesLinks();
   const focusKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
   renderSeats(s);
   renderTrick(s);
@@ -255,10 +303,9 @@ function render() {
 }
 
 function renderSeats(s) {
-  const n = s.players;
+  // each seat sits in the table grid's area for its place (0 you, 1 on your right, ...)
   const box = $("#seats");
   box.replaceChildren(...s.seats.map((seat) => {
-    const { x, y } = placeXY(seat.place, n);
     const us = seat.side === s.side;
     const chips = [];
     if (seat.dealer) chips.push(el("span", { class: "chip dealer", title: "Dealer", text: "Dealer" }));
@@ -271,23 +318,20 @@ function renderSeats(s) {
       : el("div", { class: "backs", title: `${seat.cards} cards` },
         Array.from({ length: Math.min(seat.cards, 13) }, () => el("span", { class: "back", "aria-hidden": "true" })),
         el("span", { class: "count", text: `${seat.cards ? seat.cards : "no cards"} · ${trickText}` }));
-    const pin = y < -0.9 ? " pin-top" : y > 0.9 ? " pin-bottom" : "";
     return el("div", {
-      class: `seat place-${seat.place}${pin} ${us ? "we" : "they"}${seat.to_act ? " to-act" : ""}`,
-      style: `--x:${x.toFixed(3)};--y:${y.toFixed(3)}`,
+      class: `seat place-${seat.place} ${us ? "we" : "they"}${seat.to_act ? " to-act" : ""}`,
       id: `seat-${seat.seat}`,
       dataset: { seat: String(seat.seat) },
     },
     el("div", { class: "name" }, el("span", { class: "side-dot", title: us ? "Your side" : "Opponents" }),
       seat.role === "you" ? "You" : seat.name,
-      el("span", { class: "agent", text: seat.role === "you" ? `seat ${seat.seat}` : seat.name.startsWith("Seat") ? seat.agent : `${seat.agent} · seat ${seat.seat}` })),
+      el("span", { class: "agent", text: seat.role === "you" ? `seat\u00a0${seat.seat}` : seat.name.startsWith("Seat") ? seat.agent : `${seat.agent} · seat\u00a0${seat.seat}` })),
     backs,
     el("div", { class: "chips" }, chips));
   }));
 }
 
 function renderTrick(s) {
-  const n = s.players;
   const center = $("#center");
   const caption = $("#trick-caption");
   let plays = s.trick.plays;
@@ -298,12 +342,11 @@ function renderTrick(s) {
     winner = s.last_trick.winner;
     last = true;
   }
-  center.className = `center${last ? " last" : ""}${n > 4 ? " many" : ""}`;
+  center.className = `center${last ? " last" : ""}`;
   center.replaceChildren(...plays.map((p) => {
-    const place = s.seats[p.seat].place;
-    const { x, y } = placeXY(place, n);
+    const place = s.seats[p.seat].place; // the card lies on the side of the seat that played it
     const win = p.seat === winner;
-    return el("div", { class: `played${win ? " winning" : ""}`, style: `--x:${x.toFixed(3)};--y:${y.toFixed(3)}`, dataset: { seat: String(p.seat) } },
+    return el("div", { class: `played place-${place}${win ? " winning" : ""}`, dataset: { seat: String(p.seat) } },
       cardFace(p.card, "div", { "aria-label": `${seatName(p.seat)}: ${p.card.rank}${p.card.symbol}` }),
       null);
   }));
@@ -410,16 +453,24 @@ function renderHand(s) {
   fitHand(box);
 }
 
+const MIN_VISIBLE = 24; // px of each card left uncovered: its rank and suit, and room for a finger
+
 function fitHand(box) {
-  // overlap the cards just enough to fit the row (26 cards with six players)
+  // overlap the cards just enough to fit the row (26 cards with six players); when that
+  // would hide too much of each card (a phone), use two or three rows
   const cards = box.children.length;
+  box.classList.remove("rows");
   if (!cards) return;
   const style = getComputedStyle(document.documentElement);
   const cardW = parseFloat(style.getPropertyValue("--card-w")) || 66;
   const groups = new Set(Array.from(box.children, (c) => c.dataset.card.slice(1))).size;
   const room = box.clientWidth - 24;
-  const natural = cards * cardW + (groups - 1) * 18;
-  const overlap = Math.max(6, Math.ceil((natural - room) / Math.max(1, cards - 1)));
+  const overlapFor = (n) => Math.max(6, Math.ceil((n * cardW + (groups - 1) * 18 - room) / Math.max(1, n - 1)));
+  let overlap = overlapFor(cards);
+  for (let rows = 2; rows <= 3 && cardW - overlap < MIN_VISIBLE; rows++) {
+    overlap = overlapFor(Math.ceil(cards / rows));
+    box.classList.add("rows");
+  }
   box.style.setProperty("--overlap", `${overlap}px`);
 }
 
@@ -487,7 +538,8 @@ function renderMiddle(s) {
   let threat = null;
   if (m.taker !== null) {
     const ours = s.seats[m.taker].side === s.side;
-    threat = el("div", { class: `threat ${ours ? "good" : "hot"}`, text: `${seatName(m.taker)} takes it by winning the next trick.` });
+    const who = seatName(m.taker);
+    threat = el("div", { class: `threat ${ours ? "good" : "hot"}`, text: `${who} take${who === "You" ? "" : "s"} it by winning the next trick.` });
   } else if (m.count) {
     threat = el("div", { class: "threat", text: "Whoever wins two tricks in a row takes it." });
   }
@@ -607,7 +659,12 @@ async function init() {
   }
   $("#f-rules").replaceChildren(...Object.entries(app.meta.rulesets).map(([name, r]) => el("option", { value: name, text: r.title })));
   $("#f-rules").addEventListener("change", buildOptions);
-  $("#agent-list").replaceChildren(...app.meta.agents.map((a) => el("option", { value: a })));
+  const agentLines = app.meta.agent_help || {};
+  $("#agent-list").replaceChildren(...app.meta.agents.map((a) => el("option", { value: a, label: agentLines[a] || null })));
+  for (const input of [$("#f-partner"), $("#f-opponents")]) {
+    input.addEventListener("input", () => agentHelp(input));
+    agentHelp(input);
+  }
   $("#f-speed").value = String(app.meta.bot_delay);
   if (!$("#f-speed").value) $("#f-speed").append(el("option", { value: String(app.meta.bot_delay), text: `${app.meta.bot_delay} s`, selected: true }));
   buildOptions();

@@ -1,0 +1,221 @@
+"""What the web server refuses before any route runs: foreign hosts and origins, floods, oversized bodies.
+
+* **Host** (DNS rebinding): a request is served only if its ``Host`` header names this
+  machine's loopback (``127.0.0.1``, ``localhost``, ``::1``) or a name the operator
+  allowed (``--allow-host``); a page on another site that rebinds its own name to
+  127.0.0.1 sends that name and is refused.
+* **Origin** (cross-site requests): a request that changes something (any method but
+  GET and HEAD) is refused when its ``Origin`` names another host, or when the browser
+  says ``Sec-Fetch-Site: cross-site``; and a browser's body must be
+  ``application/json``, which a page on another site cannot send without a preflight,
+  which this server never answers. A request without ``Origin`` (``curl``, a script)
+  is served whatever its body's type.
+* **Rates**: per client address, a token bucket for all ``/api/`` requests
+  (:attr:`~agents.web.server.ServerConfig.requests_per_second`, with a burst) and one
+  for starting games (``creates_per_minute``); over it the answer is 429 with
+  ``Retry-After``.
+* **Bodies**: at most :data:`MAX_BODY_BYTES` (413), JSON nested at most
+  :data:`MAX_JSON_DEPTH` deep (400); see :func:`read_json`.
+
+Every refusal is a one-line JSON error ``{"error": text}`` with a 4xx status.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+#: the largest request body read (a move or a setup is a few hundred bytes)
+MAX_BODY_BYTES = 16 * 1024
+#: the deepest nesting of arrays and objects in a request body (a setup needs 2)
+MAX_JSON_DEPTH = 8
+#: the names that always mean this machine
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class RequestError(Exception):
+    """A refused request: status and one-line text."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = headers or {}
+
+
+def host_name(value: str) -> str:
+    """The host part of a ``Host`` header or an origin's netloc, lower case, no port or brackets."""
+    value = value.strip().lower()
+    if value.startswith("["):  # [::1]:8000
+        return value[1 : value.find("]")] if "]" in value else value
+    if value.count(":") == 1:
+        return value.partition(":")[0]
+    return value
+
+
+def json_depth(raw: bytes, limit: int) -> bool:
+    """Whether ``raw`` nests arrays and objects at most ``limit`` deep (strings skipped);
+    checked before parsing, since the parser's recursion is what deep nesting attacks."""
+    depth = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > limit:
+                return False
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return True
+
+
+def parse_json(raw: bytes) -> Any:
+    """The JSON value of a body; :class:`RequestError` (400) if it is not JSON or nests too deep."""
+    if not json_depth(raw, MAX_JSON_DEPTH):
+        raise RequestError(400, f"malformed body: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:
+        raise RequestError(400, f"malformed body: not JSON ({str(e)[:120]})") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+class TokenBucket:
+    """``rate`` tokens a second up to ``burst``, per key (a client address)."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.state: dict[str, tuple[float, float]] = {}
+
+    def take(self, key: str, now: float | None = None) -> float:
+        """0 if a token was taken, else the seconds until one is due."""
+        now = time.monotonic() if now is None else now
+        tokens, last = self.state.get(key, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - last) * self.rate)
+        if tokens >= 1.0:
+            self.state[key] = (tokens - 1.0, now)
+            if len(self.state) > 10_000:  # forget the full buckets of clients long gone
+                self.state = {k: v for k, v in self.state.items() if v[0] < self.burst - 1}
+            return 0.0
+        self.state[key] = (tokens, now)
+        return (1.0 - tokens) / self.rate
+
+
+class Guard:
+    """ASGI middleware: the checks of the module docstring, before the app sees a request."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        hosts: Iterable[str],
+        requests_per_second: float | None,
+        request_burst: int,
+        creates_per_minute: float | None,
+        create_burst: int,
+    ) -> None:
+        self.app = app
+        self.hosts = {host_name(h) for h in (*LOOPBACK_NAMES, *hosts)}
+        self.requests = None if not requests_per_second else TokenBucket(requests_per_second, request_burst)
+        self.creates = None if not creates_per_minute else TokenBucket(creates_per_minute / 60.0, create_burst)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        try:
+            self.check(scope)
+        except RequestError as e:
+            await refuse(send, e)
+            return
+        await self.app(scope, receive, send)
+
+    def check(self, scope: Scope) -> None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = host_name(headers.get("host", ""))
+        if host not in self.hosts:
+            raise RequestError(
+                421, "this server answers only to its own names (start it with --allow-host NAME to add one)"
+            )
+        method = scope.get("method", "GET")
+        if method not in ("GET", "HEAD"):
+            origin = headers.get("origin")
+            if origin is not None and (origin == "null" or host_name(urlsplit(origin).netloc) not in self.hosts):
+                raise RequestError(403, "cross-site request refused: the page is not this server's")
+            if headers.get("sec-fetch-site") == "cross-site":
+                raise RequestError(403, "cross-site request refused: the page is not this server's")
+            length = headers.get("content-length", "0").strip() or "0"
+            body = headers.get("transfer-encoding") is not None or length != "0"
+            kind = headers.get("content-type", "").partition(";")[0].strip().lower()
+            browser = "origin" in headers or "sec-fetch-site" in headers  # scripts may send any type
+            if body and browser and kind != "application/json":
+                raise RequestError(415, "a request body must be JSON (Content-Type: application/json)")
+            if length.isdigit() and int(length) > MAX_BODY_BYTES:
+                raise RequestError(413, f"request body over {MAX_BODY_BYTES} bytes")
+        path = scope.get("path", "")
+        if not path.startswith("/api/"):
+            return
+        client = (scope.get("client") or ("?", 0))[0]
+        for bucket, applies in ((self.requests, True), (self.creates, method == "POST" and path == "/api/games")):
+            if bucket is not None and applies:
+                wait = bucket.take(client)
+                if wait:
+                    raise RequestError(
+                        429, f"too many requests: wait {wait:.1f} s", {"Retry-After": str(max(1, math.ceil(wait)))}
+                    )
+
+
+async def refuse(send: Send, error: RequestError) -> None:
+    """Answer a refused request with its one-line JSON error."""
+    body = json.dumps({"error": str(error)}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [(k.lower().encode(), v.encode()) for k, v in error.headers.items()]
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def read_body(stream: AsyncIterator[bytes], limit: int = MAX_BODY_BYTES) -> bytes:
+    """The request body, read at most ``limit`` bytes far (413 beyond, whatever the
+    ``Content-Length`` said)."""
+    chunks: list[bytes] = []
+    total = 0
+    async for chunk in stream:
+        total += len(chunk)
+        if total > limit:
+            raise RequestError(413, f"request body over {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+__all__ = [
+    "LOOPBACK_NAMES",
+    "MAX_BODY_BYTES",
+    "MAX_JSON_DEPTH",
+    "Guard",
+    "RequestError",
+    "TokenBucket",
+    "host_name",
+    "json_depth",
+    "parse_json",
+    "read_body",
+]
