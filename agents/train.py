@@ -29,6 +29,11 @@ Ctrl-C (SIGINT) or SIGTERM stops within seconds, saving the last completed updat
 (during the warm start nothing is saved and ``--resume`` starts again). Checkpoints are
 written atomically and read with ``torch.load(weights_only=True)``.
 
+A resume's ``--override`` settings are stored in the run's ``config.yaml`` (and noted in
+``resumes.log``) with the resumed run's first checkpoint: a resume that fails before
+that leaves the run directory's settings as they were
+(:class:`agents.training.runs.ResumeChanges`).
+
 Exit status: 0 done (or the time budget ran out); 1 a checkpoint could not be written
 or a worker died; 2 a bad command line, config, setting, agent spec, run directory or
 checkpoint (one line, before anything runs); 130 stopped by SIGINT; 143 by SIGTERM.
@@ -62,14 +67,15 @@ try:
 except ModuleNotFoundError as missing:  # the train extra is not installed
     raise SystemExit(f"{PROG} needs the train extra ({missing.name} is missing): pip install 'dehla[train]'") from None
 
-from agents.arena import run_duel
-from agents.export import play_checkpoint
-from agents.policy import PolicyNet, ValueNet, policy_checkpoint
-from agents.training import imitation, selfplay
-from agents.training.batches import critic_values, learner_inputs
-from agents.training.pool import OpponentPool
-from agents.training.runs import (
+from agents.arena import run_duel  # noqa: E402
+from agents.export import play_checkpoint  # noqa: E402
+from agents.policy import PolicyNet, ValueNet, policy_checkpoint  # noqa: E402
+from agents.training import imitation, selfplay  # noqa: E402
+from agents.training.batches import critic_values, learner_inputs  # noqa: E402
+from agents.training.pool import OpponentPool  # noqa: E402
+from agents.training.runs import (  # noqa: E402 (after the train extra's check)
     Interrupted,
+    ResumeChanges,
     SaveError,
     SetupError,
     Stop,
@@ -80,11 +86,11 @@ from agents.training.runs import (
     save_checkpoint,
     stop_report,
 )
-from agents.training.setup import check_setup, connect, read_resume, restore, run_rules
-from agents.training.workers import Workers
-from dehla_env.encoding import observation_size, privileged_size
-from dehla_env.rewards import reward_weights
-from dehla_env.rules import Rules
+from agents.training.setup import check_setup, connect, read_resume, restore, run_rules  # noqa: E402
+from agents.training.workers import Workers  # noqa: E402
+from dehla_env.encoding import observation_size, privileged_size  # noqa: E402
+from dehla_env.rewards import reward_weights  # noqa: E402
+from dehla_env.rules import Rules  # noqa: E402
 
 
 @dataclass
@@ -259,6 +265,10 @@ def make_optimizer(policy: PolicyNet, critic: ValueNet, a: Args) -> torch.optim.
     return torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=a.learning_rate, eps=1e-5, fused=True)
 
 
+#: the evaluation duels' seed is the run's seed plus this (deals unlike the rollouts')
+EVAL_SEED_OFFSET = 17
+
+
 def set_lr(opt: torch.optim.Optimizer, lr: float) -> None:
     for group in opt.param_groups:
         group["lr"] = lr
@@ -269,7 +279,7 @@ def evaluate(state: dict[str, Any], rules: Rules, a: Args, path: Path, writer: S
     (the arena's figure for the same seed and deals), printed and logged as ``eval/``."""
     save_checkpoint(path, play_checkpoint(state))
     for opp in a.eval_opponents:
-        est = run_duel(rules, f"policy:{path}", opp, a.eval_deals, a.seed + 17, workers=1).win_rate
+        est = run_duel(rules, f"policy:{path}", opp, a.eval_deals, a.seed + EVAL_SEED_OFFSET, workers=1).win_rate
         for tag, value in (("win_rate", est.value), ("ci_low", est.low), ("ci_high", est.high)):
             writer.add_scalar(f"eval/{tag}_vs_{opp}", value, update)
         print(f"  eval vs {opp}: {est.value:.3f} [{est.low:.3f}, {est.high:.3f}] over {a.eval_deals} deals", flush=True)
@@ -302,9 +312,9 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     ckpt_path = run_dir / "checkpoint.pt"
     ckpt = read_resume(ckpt_path) if cli.resume else None
     imitation_done = a.imitation_hands == 0 if ckpt is None else bool(ckpt.get("imitation_done"))
-    specs = [("eval_opponents", s) for s in (a.eval_opponents if a.eval_every else [])]
-    specs += [] if imitation_done else [("teacher", a.teacher)]
-    check_setup(rules, a.arch, a.opponents, a.max_snapshots, a.reward, specs)
+    specs = [] if imitation_done else [("teacher", a.teacher)]
+    evaluation = (a.eval_opponents, a.eval_deals, a.seed + EVAL_SEED_OFFSET) if a.eval_every else None
+    check_setup(rules, a.arch, a.opponents, a.max_snapshots, a.reward, specs, evaluation)
     cluster = connect(a.backend, a.ray_address, a.num_workers)
 
     # seeding and the networks
@@ -322,7 +332,9 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
         set_lr(opt, a.learning_rate)  # an overridden learning_rate applies from here on
 
     # the run directory and the logs
-    writer = open_run_dir(run_dir, bool(cli.resume), dataclasses.asdict(a), changed)
+    writer = open_run_dir(run_dir, bool(cli.resume), dataclasses.asdict(a))
+    # a resume's changed settings reach config.yaml with its first checkpoint (ResumeChanges)
+    pending = ResumeChanges(run_dir, dataclasses.asdict(a), changed) if changed else None
     if ckpt is not None:
         print(f"resumed {run_dir} at update {update} ({decisions} decisions, {elapsed / 60:.1f} min)", flush=True)
     else:
@@ -347,8 +359,13 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
         }
 
     def save(full: dict[str, Any] | None = None) -> None:
+        nonlocal pending
         full = state() if full is None else full
-        save_checkpoint(ckpt_path, full)
+        if pending is None:
+            save_checkpoint(ckpt_path, full)
+        else:
+            pending.save_with(lambda: save_checkpoint(ckpt_path, full))
+            pending = None
         save_checkpoint(run_dir / "policy.pt", play_checkpoint(full))
         if a.policy_out:
             save_checkpoint(Path(a.policy_out), play_checkpoint(full))

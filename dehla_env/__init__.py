@@ -20,7 +20,7 @@ from .rules import PRESETS, Rules, RulesError, make_rules
 from .view import PlayerView, view_of
 
 try:
-    from .env import env, raw_env
+    from .env import ResetNeededError, env, raw_env
     from .vector import vector_env
     from .wrappers import SingleAgentEnv
 except ModuleNotFoundError as missing:  # an engine-only environment
@@ -29,7 +29,7 @@ except ModuleNotFoundError as missing:  # an engine-only environment
     _MISSING = missing.name
 
     def __getattr__(name: str) -> Any:
-        if name in ("env", "raw_env", "vector_env", "SingleAgentEnv"):
+        if name in ("env", "raw_env", "vector_env", "SingleAgentEnv", "ResetNeededError"):
             raise ImportError(f"dehla_env.{name} needs {_MISSING}: pip install gymnasium pettingzoo")
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -48,6 +48,7 @@ __all__ = [
     "MatchState",
     "Phase",
     "PlayerView",
+    "ResetNeededError",
     "Rules",
     "SingleAgentEnv",
     "RulesError",

@@ -100,6 +100,32 @@ _MASK_DTYPE = np.dtype(MASK_DTYPE)  # a dtype object: np.zeros takes it faster t
 OBSERVATIONS = ("flat", "structured")
 
 
+class ResetNeededError(gymnasium.error.ResetNeeded, AttributeError):
+    """A call or attribute that needs an episode, made before the first ``reset()``:
+    the message names it. Gymnasium's :class:`~gymnasium.error.ResetNeeded` (the
+    field's convention for this mistake), and an ``AttributeError`` as PettingZoo's
+    ``OrderEnforcingWrapper`` raises for the attributes, so ``hasattr(env, "agents")``
+    stays False until ``reset()``."""
+
+    def __init__(self, call: str) -> None:
+        super().__init__(f"{call} before reset(): call reset() first to start an episode")
+
+
+#: what exists only once ``reset()`` started an episode (see :meth:`raw_env.__getattr__`)
+_EPISODE_ATTRIBUTES = frozenset(
+    (
+        "agents",
+        "num_agents",
+        "agent_selection",
+        "rewards",
+        "_cumulative_rewards",
+        "terminations",
+        "truncations",
+        "infos",
+    )
+)
+
+
 def _agent_name(seat: int) -> str:
     return f"player_{seat}"
 
@@ -193,6 +219,20 @@ class raw_env(AECEnv):
         parts["history"] = spaces.Box(-1, max(deck, NUM_BID_CHOICES), (deck, 3), np.int16)
         return spaces.Dict({"observation": spaces.Dict(parts), "action_mask": mask})
 
+    def __getattr__(self, name: str) -> Any:
+        """Only reached for attributes that do not exist: the episode's before
+        ``reset()`` are a :class:`ResetNeededError` naming them."""
+        if name in _EPISODE_ATTRIBUTES:
+            raise ResetNeededError(name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _started(self, call: str) -> MatchState:
+        """The match in play; :class:`ResetNeededError` naming ``call`` before ``reset()``."""
+        match = self.match
+        if match is None:
+            raise ResetNeededError(call)
+        return match
+
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
 
@@ -279,12 +319,11 @@ class raw_env(AECEnv):
         numpy integer scalars); anything else, like an illegal move, raises
         :class:`~dehla_env.errors.IllegalMoveError` and changes nothing (R5). A dead
         agent's only action is ``None`` (PettingZoo)."""
+        match = self._started("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        match = self.match
-        assert match is not None
         hands_before = match.hands_completed
         match.apply_action(action)  # integers only; IllegalMoveError names move, seat and rule (R5)
         self._cumulative_rewards[agent] = 0.0  # only once the move is accepted (R5)
@@ -323,6 +362,7 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, Any]:
+        match = self._started("observe()")
         flat = self._turn_obs
         if flat is not None and agent == self._turn_agent and agent == self.agent_selection:
             # the compiled encoder's observation of the seat to act, made in step: handed
@@ -332,8 +372,6 @@ class raw_env(AECEnv):
                 return {"observation": flat, "action_mask": self._mask.copy()}
         else:
             flat = None
-        match = self.match
-        assert match is not None
         seat = self.agent_name_mapping[agent]
         if flat is None:
             flat = self.encoder.encode(match, seat)
@@ -346,6 +384,7 @@ class raw_env(AECEnv):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``, read once (the loop of every PettingZoo user calls it at
         every step)."""
+        self._started("last()")
         agent = self.agent_selection
         return (
             self.observe(agent) if observe else None,
@@ -357,22 +396,21 @@ class raw_env(AECEnv):
 
     def state(self) -> np.ndarray:
         """Privileged global state (see the module docstring). For critics only."""
-        assert self.match is not None
-        return np.concatenate([privileged_features(self.match, 0), self.encoder.encode(self.match, 0)])
+        match = self._started("state()")
+        return np.concatenate([privileged_features(match, 0), self.encoder.encode(match, 0)])
 
     def privileged_observation(self, agent: str) -> np.ndarray:
         """One seat's observation followed by what it cannot see (critics only)."""
-        assert self.match is not None
+        match = self._started("privileged_observation()")
         seat = self.agent_name_mapping[agent]
-        return np.concatenate([self.encoder.encode(self.match, seat), privileged_features(self.match, seat)])
+        return np.concatenate([self.encoder.encode(match, seat), privileged_features(match, seat)])
 
     # ------------------------------------------------------------------ output
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
             return None
-        assert self.match is not None
-        text = render_match(self.match)
+        text = render_match(self._started("render()"))
         if self.render_mode == "human":
             print(text + "\n")
             return None
@@ -387,7 +425,7 @@ def _guarded(name: str) -> property:
 
     def get(self: SafeEnv) -> Any:
         if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
+            raise ResetNeededError(name)
         return getattr(self._raw, name)
 
     return property(get)
@@ -427,6 +465,14 @@ class SafeEnv(wrappers.OrderEnforcingWrapper):
         self._prev_obs: Any = None
         self._terminated = False  # terminated by an illegal move
 
+    def __getattr__(self, name: str) -> Any:
+        """Reached when a guarded property refused (before ``reset()``) or for a name
+        forwarded to the raw env: the episode's attributes are then a
+        :class:`ResetNeededError` naming them (not PettingZoo's plain AttributeError)."""
+        if name in _EPISODE_ATTRIBUTES and not self.__dict__.get("_has_reset", False):
+            raise ResetNeededError(name)
+        return super().__getattr__(name)
+
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._terminated = False
         self._prev_obs = None
@@ -434,7 +480,7 @@ class SafeEnv(wrappers.OrderEnforcingWrapper):
 
     def observe(self, agent: str) -> Any:
         if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
+            raise ResetNeededError("observe()")
         raw = self._raw
         obs = raw.observe(agent)
         if agent == raw.agent_selection:
@@ -445,18 +491,27 @@ class SafeEnv(wrappers.OrderEnforcingWrapper):
         """``AECEnv.last`` reading the raw env's dictionaries once reset was checked,
         instead of through four guarded properties."""
         if not self._has_reset:
-            raise AttributeError("agent_selection cannot be accessed before reset")
+            raise ResetNeededError("last()")
         raw = self._raw
         agent = raw.agent_selection
         obs = self.observe(agent) if observe else None
         return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
 
+    def render(self) -> Any:
+        if not self._has_reset:
+            raise ResetNeededError("render()")
+        return self._raw.render()
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            raise ResetNeededError("state()")
+        return self._raw.state()
+
     def step(self, action: Any) -> None:
         raw = self._raw
         # order enforcing
         if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-            return
+            raise ResetNeededError("step()")
         if not raw.agents:
             self._has_updated = True
             EnvLogger.warn_step_after_terminated_truncated()

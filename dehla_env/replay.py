@@ -12,6 +12,13 @@ line by line, so one bad line cannot spoil another; the output is strict JSON in
 ASCII. The record logic, the line rules and the ``id`` policy are in
 :mod:`dehla_env.records`; this module is only the command line.
 
+Reading is bounded, whatever the input: a line longer than :data:`MAX_LINE_BYTES` gets
+one error result and is skipped without being held (a record of a long match is a few
+hundred kilobytes), and the input ends with an error after :data:`MAX_INPUT_BYTES`. A
+FILE must be a regular file: a directory, a device (``/dev/zero``), a FIFO or a socket
+is refused with one line before it is read (pipe such input to standard input, where
+the bounds apply).
+
 Exit status::
 
   0    every input line was read and its result written (a record with an "error"
@@ -20,8 +27,9 @@ Exit status::
        failed (a broken pipe, as under "| head", is silent; other failures print one
        line on stderr)
   2    a bad command line (the usage and the error on stderr), or the input cannot
-       be opened or read (a missing file, a directory): one line on stderr; the
-       results of lines read before a read failure are written
+       be opened or read (a missing file, a directory, a device) or is larger than
+       MAX_INPUT_BYTES: one line on stderr; the results of lines read before a read
+       failure are written
   130  interrupted (Ctrl-C)
 """
 
@@ -29,12 +37,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
-from collections.abc import Iterable
-from typing import IO, TextIO
+from collections.abc import Iterable, Iterator
+from typing import IO, Any, TextIO
 
 from .commands import typed_command
-from .records import dumps_result, replay_line
+from .records import _bad_line, dumps_result, replay_line
 
 PROG = typed_command("dehla_env.replay")
 EXIT_OK = 0
@@ -43,6 +52,64 @@ EXIT_INPUT = 2  # bad command line (argparse's status too), input not readable
 EXIT_INTERRUPTED = 130
 
 _DOC = __doc__ or ""  # None under python -OO
+
+#: The longest input line read as a record, newline included (a record of a whole
+#: long match is some hundreds of kilobytes); a longer line gets one error result.
+MAX_LINE_BYTES = 4 * 1024 * 1024
+#: The most input read in all; the input ends with an error (exit status 2) beyond it.
+MAX_INPUT_BYTES = 1024 * 1024 * 1024
+#: How much of an over-long line is read at a time while it is skipped.
+_SKIP_CHUNK = 1024 * 1024
+
+_FILE_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+class _InputTooLarge(Exception):
+    """The input went past :data:`MAX_INPUT_BYTES`."""
+
+
+class _TooLong:
+    """Stands for an input line over :data:`MAX_LINE_BYTES` (its bytes are not kept)."""
+
+
+_TOO_LONG = _TooLong()
+
+
+def bounded_lines(
+    stream: Any, max_line: int | None = None, max_total: int | None = None
+) -> Iterator[bytes | str | _TooLong]:
+    """The lines of ``stream`` (binary, or text for a stand-in stdin), each with its
+    newline, read at most ``max_line`` (default :data:`MAX_LINE_BYTES`) at a time: a
+    longer line is skipped to its end in chunks and yields :data:`_TOO_LONG`, so no
+    line is ever held whole. Raises :class:`_InputTooLarge` once more than
+    ``max_total`` (default :data:`MAX_INPUT_BYTES`) has been read."""
+    max_line = MAX_LINE_BYTES if max_line is None else max_line
+    max_total = MAX_INPUT_BYTES if max_total is None else max_total
+    total = 0
+    while True:
+        line = stream.readline(max_line + 1)
+        if not line:
+            return
+        total += len(line)
+        if total > max_total:
+            raise _InputTooLarge
+        if len(line) <= max_line:
+            yield line
+            continue
+        while line[-1:] not in ("\n", b"\n"):
+            line = stream.readline(_SKIP_CHUNK)
+            if not line:
+                break
+            total += len(line)
+            if total > max_total:
+                raise _InputTooLarge
+        yield _TOO_LONG
 
 
 def _complain(message: str) -> None:
@@ -82,10 +149,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _open_input(path: str | None) -> tuple[Iterable[bytes | str], IO[bytes] | None, str]:
-    """The input's lines, the file to close afterwards (None for stdin), its name."""
+class _NotRegular(OSError):
+    """FILE names something other than a regular file."""
+
+
+def _open_input(path: str | None) -> tuple[Any, IO[bytes] | None, str]:
+    """The input stream, the file to close afterwards (None for stdin), its name."""
     if path is not None and path != "-":
+        kind = stat.S_IFMT(os.stat(path).st_mode)  # before opening: a FIFO would block the open
+        if kind != stat.S_IFREG:
+            what = _FILE_KINDS.get(kind, "not a regular file")
+            raise _NotRegular(f"{what}, not a file of R6 records (pipe such input to standard input)")
         f = open(path, "rb")  # raises OSError: the caller reports it
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # replaced since the check
+            f.close()
+            raise _NotRegular("not a regular file")
         return f, f, path
     stdin = sys.stdin
     if stdin is None:
@@ -110,6 +188,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None) -> int:
     except OSError as e:
         _complain(f"cannot read {args.file or 'standard input'}: {e.strerror or e}")
         return EXIT_INPUT
+    lines = bounded_lines(lines)
     try:
         return _replay(lines, name, out)
     except KeyboardInterrupt:
@@ -119,7 +198,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None) -> int:
             to_close.close()
 
 
-def _replay(lines: Iterable[bytes | str], name: str, out: TextIO) -> int:
+def _replay(lines: Iterable[bytes | str | _TooLong], name: str, out: TextIO) -> int:
     """Write one result per line of ``lines``; the exit status."""
     status = EXIT_OK
     reader = iter(lines)
@@ -134,7 +213,15 @@ def _replay(lines: Iterable[bytes | str], name: str, out: TextIO) -> int:
                 _complain(f"cannot read {name} after {n} line(s): {e.strerror or e}")
                 status = EXIT_INPUT
                 break
-            out.write(dumps_result(replay_line(line, first=n == 0)) + "\n")
+            except _InputTooLarge:
+                _complain(f"{name}: more than {MAX_INPUT_BYTES} bytes, the most read; stopped after {n} line(s)")
+                status = EXIT_INPUT
+                break
+            if isinstance(line, _TooLong):
+                result = _bad_line(f"not a record: a line longer than {MAX_LINE_BYTES} bytes")
+            else:
+                result = replay_line(line, first=n == 0)
+            out.write(dumps_result(result) + "\n")
             n += 1
         out.flush()
     except BrokenPipeError:

@@ -102,7 +102,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
-from .env import raw_env
+from .env import ResetNeededError, raw_env
 from .errors import IllegalMoveError
 from .rules import Rules
 from .view import PlayerView, view_of
@@ -287,6 +287,8 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
     def step(self, action: int | np.integer) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """The learner's action, then the other seats until the learner acts again:
         ``(observation, reward, terminated, truncated, info)`` (see the module page)."""
+        if self.raw.match is None:
+            raise ResetNeededError("step()")
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
         raw = self.raw
@@ -322,6 +324,8 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as a bool array (the sb3-contrib ``MaskablePPO`` hook)."""
+        if self.raw.match is None:
+            raise ResetNeededError("action_masks()")
         return self._mask().astype(bool)
 
     def render(self) -> str | None:

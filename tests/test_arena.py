@@ -197,9 +197,20 @@ def test_agents_keep_spec_parameters_whole():
     assert split_agents(" policy:x.pt,sample=1 , easy") == ["policy:x.pt,sample=1", "easy"]
 
 
-@pytest.mark.parametrize("deals", ["0", "-3", "many"])
+@pytest.mark.parametrize(
+    "deals", ["0", "-3", "many", "99999999999999999999", "9" * 5000], ids=["0", "-3", "many", "1e20", "5000-digits"]
+)
 def test_bad_deals(capsys, deals):
-    _bad(capsys, ["--deals", deals], "--deals")
+    line = _bad(capsys, ["--deals", deals], "--deals")
+    assert len(line) < 200  # a huge number is not echoed whole
+
+
+def test_deal_and_resample_counts_are_bounded_before_anything_is_built(capsys):
+    _bad(capsys, ["--deals", "1000001"], "--deals: must be 1..1_000_000, not 1000001")
+    _bad(capsys, ["--bootstrap", "10000000000"], "--bootstrap: must be 1..100_000")
+    _bad(capsys, ["--seed", str(2**64)], "--seed")
+    with pytest.raises(ValueError, match="deals must be at most 1_000_000"):
+        run_duel(make_rules("dehla"), "random", "random", 10**20, 0)
 
 
 def test_bad_seed_and_mode(capsys):
@@ -291,6 +302,61 @@ def test_ctrl_c_stops_the_workers():
             break
         assert time.monotonic() < deadline, "worker processes outlived the arena"
         time.sleep(0.1)
+
+
+def _group(pgid: int) -> list[int]:
+    """The processes of process group ``pgid`` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["agents.arena", "--a", "hard", "--b", "hard", "--deals", "5000", "--quiet"],
+        ["agents.bench", "--agent", "hard", "--deals", "500", "--quiet"],
+    ],
+    ids=["arena", "bench"],
+)
+def test_sigterm_stops_the_command_and_its_workers_within_seconds(command: list[str]) -> None:
+    """``kill PID`` (SIGTERM to the command alone, not its group): status 143, one line,
+    and no worker left playing out its chunk."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", *command, "--workers", "2"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(_group(proc.pid)) < 3:  # the command and its two workers, playing
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.1)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=15)
+        assert proc.returncode == 143, err
+        assert "Traceback" not in err and err.strip().splitlines()[-1].endswith(": terminated")
+        deadline = time.monotonic() + 10
+        while _group(proc.pid):
+            assert time.monotonic() < deadline, f"worker processes outlived the command: {_group(proc.pid)}"
+            time.sleep(0.1)
+    finally:
+        for pid in _group(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 # ---------------------------------------------------------------------- duplicate deals

@@ -14,6 +14,7 @@ from agents.bench import BENCH_VERSION, PRESETS, preset_for, runner
 from agents.bench import cli as bench_cli
 from agents.bench import deals as deal_sets
 from agents.bench import ladder as ladder_mod
+from agents.bench.crossplay import crossplay
 from agents.bench.runner import Bench, Store
 from agents.stats import Estimate
 from dehla_env.rules import make_rules
@@ -86,6 +87,65 @@ def test_saved_blocks_of_a_policy_are_not_reused_once_its_checkpoint_changes(tmp
     checkpoint.write_bytes(b"weights of a retrained run")
     Bench(ds, store=Store(store)).duel(spec, "random", runner.BLOCK)
     assert len(played) == 2
+
+
+def _damaged(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A results file of one whole random-vs-random block, and the saved line."""
+    ds = deal_sets.load(PRESETS["dehla"])
+    path = tmp_path / "results.jsonl"
+    Bench(ds, store=Store(path)).duel("random", "random", runner.BLOCK)
+    return path, path.read_text().splitlines()
+
+
+def test_a_block_cut_short_or_inconsistent_is_discarded_with_a_note_and_played_again(tmp_path: Path) -> None:
+    path, (line,) = _damaged(tmp_path)
+    item = json.loads(line)
+    whole = Store(path)
+    assert not whole.notes and len(whole.blocks) == 1
+    cut = {**item, "records": item["records"][:60]}  # valid JSON, 60 of the 100 deals
+    reordered = {**item, "records": item["records"][::-1]}
+    wrong_type = {**item, "records": [{**item["records"][0], "hands": "2"}, *item["records"][1:]]}
+    for bad, why in [(cut, "60 records of the 100 deals"), (reordered, "not deals in order"), (wrong_type, "hands")]:
+        path.write_text(json.dumps(bad) + "\n" + line[:500])  # and the tail of a run killed while saving
+        store = Store(path)
+        assert store.blocks == {}
+        assert len(store.notes) == 2 and why in store.notes[0] and "stopped while saving" in store.notes[1]
+        Bench(deal_sets.load(PRESETS["dehla"]), store=store).duel("random", "random", runner.BLOCK)
+        again = Store(path)  # the new block, on a line of its own, reads back whole
+        assert len(again.blocks) == 1 and len(again.notes) == 2
+
+
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (None, "a directory"),
+        (b"\xff\xfe{\x00", "not UTF-8"),
+        (b"# my notes\n", "not a results file (line 1"),
+    ],
+    ids=["directory", "not-utf8", "another-file"],
+)
+def test_a_results_file_it_cannot_use_is_one_line_and_exit_2(tmp_path: Path, capsys, content, needle) -> None:
+    path = tmp_path / "results"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    rc, out, err = _run(["--agent", "random", "--deals", "1", "--results", str(path), "--quiet"], capsys)
+    assert rc == 2 and out == "", err
+    assert len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err, err
+    assert content is None or path.read_bytes() == content  # nothing appended to someone else's file
+
+
+def test_crossplay_of_an_agent_named_twice_is_refused_before_playing(capsys) -> None:
+    rc, out, err = _run(["--crossplay", "random,random", "--deals", "1", "--quiet"], capsys)
+    assert rc == 2 and "random named more than once" in err and len(err.strip().splitlines()) == 1, err
+    with pytest.raises(ValueError, match="named more than once"):
+        crossplay(Bench(deal_sets.load(PRESETS["dehla"])), ["easy", "random", "easy"], 1)
+
+
+def test_bench_deals_are_bounded(capsys) -> None:
+    rc, _, err = _run(["--agent", "random", "--deals", "99999999999999999999"], capsys)
+    assert rc == 2 and "--deals: must be 1..1_000_000" in err, err
 
 
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:

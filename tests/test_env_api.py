@@ -8,6 +8,7 @@ wrapped: terminated with -1); the privileged state's shape.
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any
 
@@ -448,3 +449,43 @@ def test_a_seed_is_a_non_negative_integer(seed: Any) -> None:
     e = raw_env()
     with pytest.raises(ValueError, match="seed"):
         e.reset(seed=seed)
+
+
+@pytest.mark.parametrize("make", [raw_env, env], ids=["raw_env", "env"])
+def test_every_call_before_reset_is_reset_needed_naming_the_call(make: Any) -> None:
+    """Before reset() these were a bare AssertionError or AttributeError: now gymnasium's
+    ResetNeeded, naming the call (still an AttributeError, as PettingZoo raises, so
+    hasattr() is False until reset)."""
+    from gymnasium.error import ResetNeeded
+
+    e = make(render_mode="ansi")
+    calls = {
+        "step()": lambda: e.step(0),
+        "observe()": lambda: e.observe("player_0"),
+        "last()": lambda: e.last(),
+        "render()": lambda: e.render(),
+        "state()": lambda: e.state(),
+        "agent_selection": lambda: e.agent_selection,
+        "agents": lambda: e.agents,
+        "num_agents": lambda: e.num_agents,
+        "rewards": lambda: e.rewards,
+    }
+    for name, call in calls.items():
+        with pytest.raises(ResetNeeded, match=rf"^{re.escape(name)} before reset\(\)"):
+            call()
+    assert not hasattr(e, "agents")
+    e.reset(seed=0)
+    assert e.last()[2] is False and e.render() and e.num_agents == 4
+
+
+def test_the_single_agent_env_before_reset_is_reset_needed() -> None:
+    from gymnasium.error import ResetNeeded
+
+    from dehla_env.wrappers import SingleAgentEnv
+
+    e = SingleAgentEnv(render_mode="ansi")
+    for name, call in {"step()": lambda: e.step(0), "render()": e.render, "action_masks()": e.action_masks}.items():
+        with pytest.raises(ResetNeeded, match=re.escape(name)):
+            call()
+    e.reset(seed=0)
+    assert e.action_masks().any()

@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dehla_env import MatchState, make_rules
+from dehla_env import MatchState, make_rules, replay
 from dehla_env.actions import NUM_ACTIONS, action_text
 from dehla_env.cards import card_text, cards_text
 from dehla_env.deals import deck_from_hands
@@ -303,6 +303,35 @@ def test_directory_exits_2_with_one_line_on_stderr(tmp_path: Path) -> None:
     proc = _run_cli([str(tmp_path)])
     assert proc.returncode == 2 and proc.stdout == b""
     assert proc.stderr.decode().count("\n") == 1 and b"directory" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "/dev/null"])
+def test_a_device_is_refused_with_one_line_before_it_is_read(path: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """/dev/zero as FILE used to be read as one endless line, gigabytes and no output."""
+    if not Path(path).exists():
+        pytest.skip(f"no {path} here")
+    out = io.StringIO()
+    assert main([path], stdout=out) == 2 and out.getvalue() == ""
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a character device" in err, err
+
+
+def test_an_over_long_line_gets_one_error_result_and_the_input_is_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(replay, "MAX_LINE_BYTES", 100)
+    monkeypatch.setattr(replay, "_SKIP_CHUNK", 7)  # the long line is skipped in pieces, never held
+    record = b'{"id": "after"}\n'
+    status, lines = _main_on_bytes(b"x" * 1000 + b"\n" + record + b"y" * 250, tmp_path)
+    assert status == 0 and len(lines) == 3
+    first, second, third = (_strict(line) for line in lines)
+    assert "longer than 100 bytes" in first["error"]["reason"] and "longer than" in third["error"]["reason"]
+    assert second["id"] == "after"
+    monkeypatch.setattr(replay, "MAX_INPUT_BYTES", 1000)
+    status, lines = _main_on_bytes(record * 100, tmp_path)
+    assert status == 2 and len(lines) == 1000 // len(record)  # the lines read before the bound
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "more than 1000 bytes" in err, err
 
 
 def test_broken_pipe_exits_1_without_a_traceback(tmp_path: Path) -> None:

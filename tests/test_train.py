@@ -22,14 +22,19 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from agents import train
+from agents import train  # noqa: E402
 from agents.training import runs  # noqa: E402
 from agents.training.batches import learner_inputs  # noqa: E402
 
 
 def _train(args: list[str], **kw) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "agents.train", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw
+        [sys.executable, "-m", "agents.train", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        **kw,
     )
 
 
@@ -335,6 +340,12 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
     (tmp / "list.yaml").write_text("- seed\n")
     (tmp / "unknown.yaml").write_text("seed: 1\nlearning_rat: 0.001\n")
     (tmp / "a-file").write_text("")
+    (tmp / "bomb.yaml").write_text(_ALIAS_BOMB)
+    bombed = tmp / "bombed"
+    bombed.mkdir()
+    (bombed / "config.yaml").write_text(_ALIAS_BOMB)
+    (tmp / "huge.yaml").write_text("seed: 1\n" + "# padding\n" * 30_000)
+    (tmp / "latin1.yaml").write_bytes("run_name: caf\xe9\n".encode("latin-1"))
     quick = ["--config", "quick", "--override", f"runs_dir={tmp / 'runs'}"]
     return {
         "missing run": (["--resume", str(tmp / "nope")], "no such run directory"),
@@ -353,7 +364,24 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "bad rules": ([*quick, "--override", "rules=bridge"], "rules"),
         "unknown network": ([*quick, "--override", "arch=transformer"], "setting arch: 'transformer' is not one of"),
         "unwritable run dir": (["--override", f"runs_dir={tmp / 'a-file'}"], "cannot write to the run directory"),
+        "eval opponent out of bounds": (
+            [*quick, "--override", "eval_opponents=[search:margin=inf]"],
+            "eval_opponents/eval_deals: 'search:margin=inf'",
+        ),
+        "no eval deals": ([*quick, "--override", "eval_deals=0"], "deals must be at least 1"),
+        "alias bomb config": (["--config", str(tmp / "bomb.yaml")], "aliases (*name) are not allowed"),
+        "alias bomb in a run's config": (["--resume", str(bombed)], "aliases (*name) are not allowed"),
+        "alias in an override": ([*quick, "--override", "hidden=[&a 64, *a]"], "aliases (*name) are not allowed"),
+        "huge config": (["--config", str(tmp / "huge.yaml")], "larger than"),
+        "config not UTF-8": (["--config", str(tmp / "latin1.yaml")], "not UTF-8"),
+        "config a directory": (["--config", str(tmp / "empty")], "not a regular file"),
     }
+
+
+#: the "billion laughs": 1.6 KB of YAML whose aliases expand to 10**9 strings
+_ALIAS_BOMB = "seed: 1\nrun_name: &a0 lol\n" + "".join(
+    f"l{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10)
+)
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -366,6 +394,41 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
     assert not (tmp_path / "runs").exists()
 
 
+def test_the_alias_bomb_is_refused_in_well_under_a_second() -> None:
+    assert len(_ALIAS_BOMB) < 2000
+    t = time.perf_counter()
+    with pytest.raises(runs.SetupError, match="aliases"):
+        runs.read_yaml(_ALIAS_BOMB, "bomb.yaml")
+    assert time.perf_counter() - t < 1.0
+    assert runs.read_yaml(runs.dump_yaml({"a": [1, 2], "b": [1, 2]}), "x") == {"a": [1, 2], "b": [1, 2]}
+
+
+def test_a_resume_that_fails_before_its_first_checkpoint_leaves_the_stored_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A resume's overrides reach config.yaml with its first checkpoint: a resume that
+    dies on a full disk must not leave them for the next plain --resume."""
+    rc, out, err = _main([*QUICK, "--override", "updates=1", "--override", f"runs_dir={tmp_path}"], capsys)
+    assert rc == 0, out + err
+    run = _run_dir(tmp_path)
+    stored = (run / "config.yaml").read_text()
+
+    def full_disk(path: Path, state: dict) -> None:
+        raise runs.SaveError(f"cannot save {path}: No space left on device")
+
+    monkeypatch.setattr(train, "save_checkpoint", full_disk)
+    resume = ["--resume", str(run), "--override", "updates=2", "--override", "learning_rate=0.000123"]
+    rc, out, err = _main(resume, capsys)
+    assert rc == 1 and "No space left on device" in err, out + err
+    assert (run / "config.yaml").read_text() == stored
+    assert not (run / "resumes.log").exists() and not (run / "config.tmp").exists()
+    monkeypatch.undo()
+    rc, out, err = _main(["--resume", str(run)], capsys)  # the stored settings: one update, the old rate
+    assert rc == 0, out + err
+    ckpt = torch.load(run / "checkpoint.pt", weights_only=True)
+    assert ckpt["update"] == 1 and ckpt["args"]["learning_rate"] != 0.000123
+
+
 def test_bad_input_from_the_command_line_has_no_traceback(tmp_path: Path) -> None:
     r = subprocess.run(
         [sys.executable, "-m", "agents.train", "--override", "learning_rat=0.1", "--override", f"runs_dir={tmp_path}"],
@@ -374,7 +437,9 @@ def test_bad_input_from_the_command_line_has_no_traceback(tmp_path: Path) -> Non
         text=True,
         timeout=120,
     )
-    assert r.returncode == 2 and r.stderr.startswith("python -m agents.train: unknown setting(s) learning_rat"), r.stderr
+    assert r.returncode == 2 and r.stderr.startswith("python -m agents.train: unknown setting(s) learning_rat"), (
+        r.stderr
+    )
     assert len(r.stderr.strip().splitlines()) == 1
 
 
@@ -388,10 +453,18 @@ class _FullDisk(io.FileIO):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
+def _full_disk_open(path, mode: str = "r", *args, **kwargs):
+    """``open`` on a full disk: writes fail (the file is cut short), reads are real (a
+    stand-in for every open would truncate the configs the run reads)."""
+    if any(c in mode for c in "wax+"):
+        return _FullDisk(path, "w")
+    return open(path, mode, *args, **kwargs)
+
+
 def test_a_full_disk_is_one_clear_error_and_leaves_no_tmp_file(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "checkpoint.pt"
     train.save_checkpoint(path, {"update": 1})
-    monkeypatch.setattr(runs, "open", lambda p, mode: _FullDisk(p, "w"), raising=False)
+    monkeypatch.setattr(runs, "open", _full_disk_open, raising=False)
     with pytest.raises(train.SaveError, match="cannot save .*checkpoint.pt: No space left on device"):
         train.save_checkpoint(path, {"update": 2})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint.pt"]
@@ -401,7 +474,7 @@ def test_a_full_disk_is_one_clear_error_and_leaves_no_tmp_file(tmp_path: Path, m
 def test_a_checkpoint_that_cannot_be_written_ends_the_run_with_one_line(
     tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(runs, "open", lambda p, mode: _FullDisk(p, "w"), raising=False)
+    monkeypatch.setattr(runs, "open", _full_disk_open, raising=False)
     handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     argv = [*QUICK, "--override", "imitation_hands=4", "--override", "updates=0", "--override", f"runs_dir={tmp_path}"]
     assert train.main(argv) == 1

@@ -304,7 +304,7 @@ def test_reset_with_given_decks_and_errors() -> None:
         vector_env("court-piece", reward="tens")
     with pytest.raises(ValueError, match="autoreset_mode"):
         vector_env("dehla", autoreset_mode="disabled")
-    with pytest.raises(RuntimeError):
+    with pytest.raises(gymnasium.error.ResetNeeded):
         vector_env("dehla", num_envs=2).step(np.zeros(2, int))
 
 
@@ -420,3 +420,64 @@ def test_a_hand_paid_alone_is_paid_what_a_batch_of_hands_pays(ruleset: str, kind
         ]
         assert all(type(x) is float for x in one)
         assert batch.dtype == np.float64 and batch.tolist() == one, kind
+
+
+def test_a_step_before_reset_is_reset_needed() -> None:
+    env = vector_env("dehla", num_envs=2, seed=0)
+    with pytest.raises(gymnasium.error.ResetNeeded, match=r"step\(\) before reset"):
+        env.step(np.zeros(2, np.int64))
+
+
+def test_reset_options_are_checked_with_one_clear_error() -> None:
+    """Without its companion, ``decks`` was a KeyError; floats were cut to cards silently."""
+    env = vector_env("dehla", num_envs=2, seed=0)
+    decks = np.stack([np.arange(52), np.arange(52)[::-1]])
+    dealers = np.array([0, 3])
+    bad = {
+        "needs dealers too": {"decks": decks},
+        "needs decks too": {"dealers": dealers},
+        "unknown reset option.*reset_mask": {"decks": decks, "dealers": dealers, "reset_mask": [True, False]},
+        "decks must be an integer array.*float64": {"decks": decks.astype(float), "dealers": dealers},
+        "dealers must be an integer array.*bool": {"decks": decks, "dealers": np.array([True, False])},
+        "decks must have shape \\(2, 52\\), not \\(1, 52\\)": {"decks": decks[:1], "dealers": dealers},
+        "dealers must have shape": {"decks": decks, "dealers": np.array([[0, 3]])},
+        "decks must be an integer array": {"decks": [[1, 2], [3]], "dealers": dealers},
+        "card ids 0..51": {"decks": decks + 1, "dealers": dealers},
+        "seats 0..3": {"decks": decks, "dealers": np.array([0, 4])},
+    }
+    for message, options in bad.items():
+        with pytest.raises(ValueError, match=message):
+            env.reset(options=options)
+    with pytest.raises(ValueError, match="a dict"):
+        env.reset(options=[("decks", decks)])  # type: ignore[arg-type]
+    env.reset(options={})
+    env.reset(options={"decks": decks.tolist(), "dealers": [0, 3]})
+    assert env.engine.dealer.tolist() == [0, 3]
+
+
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copy_taken_mid_play_continues_exactly_as_the_original(kernel: str, how: str) -> None:
+    """The engine's flat views and the observer's windows were copied as arrays of their
+    own (the copy's writes missed its state), and kernel="numba" held a module that does
+    not pickle: the copy is now rebound to its own arrays and the kernels on load."""
+    import copy
+    import pickle
+
+    if kernel == "numba":
+        pytest.importorskip("numba")
+    env = vector_env("dehla", num_envs=4, seed=1, kernel=kernel, autoreset_mode="same_step")
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=1)
+    for _ in range(20):
+        _, _, _, _, info = env.step(random_legal(info["action_mask"], rng))
+    twin = copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
+    twin_info = info
+    for _ in range(80):  # past the end of the hands: the redeals draw from the copied generator
+        actions = random_legal(info["action_mask"], rng)
+        obs, reward, terminated, _, info = env.step(actions)
+        twin_obs, twin_reward, twin_terminated, _, twin_info = twin.step(actions)
+        assert np.array_equal(obs, twin_obs) and np.array_equal(reward, twin_reward)
+        assert np.array_equal(terminated, twin_terminated)
+        assert np.array_equal(info["action_mask"], twin_info["action_mask"])
+    assert (env.engine.hands != twin.engine.hands).any() or env.engine is not twin.engine

@@ -5,7 +5,7 @@ is played: argument values, rule options, agent specs (each is built once, so a
 missing or foreign checkpoint shows here), and matplotlib when ``--plot`` asks for a
 picture. Once a run has finished its results are printed first; a picture that cannot
 be written is then one more error line (status 2), never a lost run. Ctrl-C stops the
-workers and exits with status 130.
+workers and exits with status 130, SIGTERM with 143.
 """
 
 from __future__ import annotations
@@ -25,14 +25,16 @@ from ..cluster import connect as cluster_for
 from ..registry import spec_help
 from .play import MODES
 from .plot import plot_ladder, require_matplotlib
+from .pool import Terminated, sigterm_stops
 from .results import DuelResult, RoundRobinResult, duel_ratings
-from .run import check_duel, check_round_robin, run_duel, run_round_robin
+from .run import MAX_DEALS, check_duel, check_round_robin, run_duel, run_round_robin
 
 PROG = typed_command("agents.arena")
 DEFAULT_A = "hard"
 DEFAULT_B = "medium"
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
 class BadInput(Exception):
@@ -46,16 +48,26 @@ class _Parser(argparse.ArgumentParser):
         raise BadInput(f"{message} (see --help)")
 
 
-def _at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse ``type`` for integers of at least ``minimum``."""
+#: the most bootstrap resamples ``--bootstrap`` takes (200 is plenty for a ladder's intervals)
+MAX_BOOTSTRAP = 100_000
+#: the largest ``--seed``: any 63-bit integer
+MAX_SEED = 2**63 - 1
+
+
+def _at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type`` for integers of at least ``minimum`` and, with ``maximum``,
+    at most that: a count bounds the memory and time a command may take (a deal range
+    or a resample count is built before the first deal is played)."""
 
     def parse(text: str) -> int:
+        shown = text if len(text) <= 30 else text[:30] + "..."
         try:
             value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"an integer, not {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        except ValueError:  # also an integer of over 4300 digits
+            raise argparse.ArgumentTypeError(f"an integer, not {shown!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            allowed = f"at least {minimum}" if maximum is None else f"{minimum}..{maximum:,}".replace(",", "_")
+            raise argparse.ArgumentTypeError(f"must be {allowed}, not {shown}")
         return value
 
     return parse
@@ -75,12 +87,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--partner-a", "--partner", dest="partner_a", metavar="SPEC", help="A's partner(s)")
     parser.add_argument("--partner-b", dest="partner_b", metavar="SPEC", help="B's partner(s)")
     parser.add_argument("--agents", metavar="A,B,...", help="round robin of these agents (instead of --a/--b)")
-    parser.add_argument("--deals", type=_at_least(1), default=1000, help="duplicate deals (each played twice)")
-    parser.add_argument("--seed", type=_at_least(0), default=0)
+    parser.add_argument(
+        "--deals", type=_at_least(1, MAX_DEALS), default=1000, help="duplicate deals (each played twice)"
+    )
+    parser.add_argument("--seed", type=_at_least(0, MAX_SEED), default=0)
     parser.add_argument("--workers", type=_at_least(1), default=None, help="processes (default: all cores)")
     add_backend_arguments(parser)
     parser.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match")
-    parser.add_argument("--bootstrap", type=_at_least(1), default=200, metavar="N", help="rating bootstrap resamples")
+    parser.add_argument(
+        "--bootstrap", type=_at_least(1, MAX_BOOTSTRAP), default=200, metavar="N", help="rating bootstrap resamples"
+    )
     parser.add_argument("--plot", metavar="FILE.png", help="draw the ladder (ratings with 95%% intervals)")
     parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
@@ -142,10 +158,21 @@ def _fail(error: BaseException | str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    return stoppable(lambda: _main(argv))
+
+
+def stoppable(run: Callable[[], int], say: Callable[[str], None] = _say) -> int:
+    """``run()``, stopped cleanly by Ctrl-C (status 130) or SIGTERM (143): either
+    stops the worker processes before the command exits (:func:`.pool.sigterm_stops`);
+    ``say`` writes the command's one line."""
     try:
-        return _main(argv)
+        with sigterm_stops():
+            return run()
+    except Terminated:
+        say("terminated")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
-        _say("interrupted")
+        say("interrupted")
         return EXIT_INTERRUPTED
 
 

@@ -89,11 +89,44 @@ def make_progress(total: int) -> Progress:
     return bar
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread by :func:`sigterm_stops`. A kind of
+    ``KeyboardInterrupt``, so it takes Ctrl-C's way out: every ``except
+    KeyboardInterrupt`` and ``except BaseException`` on the way stops the worker
+    processes (:func:`execute`) before the command exits."""
+
+
+@contextlib.contextmanager
+def sigterm_stops() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` in the main thread while inside. Python's
+    default for SIGTERM ends the process on the spot, leaving its pool's workers to
+    finish the chunk they hold (minutes for a slow bot) before they notice; raised as
+    an exception, it stops them as Ctrl-C does. Outside the main thread (where no
+    handler can be set) nothing changes."""
+
+    def raise_terminated(signum: int, frame: Any) -> None:
+        raise Terminated
+
+    try:
+        before = signal.signal(signal.SIGTERM, raise_terminated)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def worker_init() -> None:
     """Each worker: one thread for libraries with thread pools (torch policies), and
     Ctrl-C left to the parent, which stops the pool (a terminal sends SIGINT to every
-    process of the group; without this each worker would print its own traceback)."""
+    process of the group; without this each worker would print its own traceback).
+    SIGTERM is the default again (a forked worker inherits :func:`sigterm_stops`'s
+    handler, whose exception the pool would catch and carry on): the parent's
+    ``terminate()`` then ends the worker at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     torch = sys.modules.get("torch")
     if torch is not None:

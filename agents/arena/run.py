@@ -31,9 +31,17 @@ def _check_specs(rules: Rules, specs: Sequence[str | None]) -> None:
             make_agent(spec, rules, 0)  # raises ValueError for an unknown spec or an unusable checkpoint
 
 
+#: the most deals one duel plays: a million duplicate deals (two million games) is far
+#: beyond any interval's need, and the chunks and records of more would fill memory
+#: before the first result
+MAX_DEALS = 1_000_000
+
+
 def _check_run(deals: int, seed: int, mode: str, fixed: FixedDeals | None = None) -> None:
     if deals < 1:
         raise ValueError(f"deals must be at least 1, not {deals}")
+    if deals > MAX_DEALS:
+        raise ValueError(f"deals must be at most {MAX_DEALS:_}, not {deals}")
     if fixed is not None and deals > len(fixed):
         raise ValueError(f"the deal set holds {len(fixed)} deals, not {deals}")
     if seed < 0:

@@ -1,8 +1,8 @@
 """The command line, ``python -m agents.bench`` (see the package docstring).
 
 Bad input is one line on stderr and exit status 2 before any deal is played; Ctrl-C
-stops the workers and exits with status 130 (with ``--results FILE``, a rerun of the
-same command continues from the blocks already finished).
+stops the workers and exits with status 130, SIGTERM with 143 (with ``--results
+FILE``, a rerun of the same command continues from the blocks already finished).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from dehla_env.rules import make_rules, parse_option_pairs
 from ..arena import DealRecord
 from ..arena.cli import (
     EXIT_BAD_INPUT,
-    EXIT_INTERRUPTED,
     BadInput,
     _at_least,
     _Parser,
@@ -28,13 +27,14 @@ from ..arena.cli import (
     add_backend_arguments,
     connect,
     split_agents,
+    stoppable,
 )
 from ..arena.play import MODES
 from ..arena.plot import plot_ladder, require_matplotlib
-from ..arena.run import check_duel
+from ..arena.run import MAX_DEALS, check_duel
 from ..stats import Ratings
 from . import deals as deal_sets
-from .crossplay import crossplay
+from .crossplay import check_crossplay_agents, crossplay
 from .ladder import compute_ladder, place, publish, published, references
 from .runner import Bench, Store, pair_scores
 from .sprt import SPRT
@@ -67,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent", default="hard", metavar="SPEC", help="--crossplay: the opposing pair's agent")
     p.add_argument("--compute-ladder", action="store_true", help="play the references' round robin")
     p.add_argument("--write", action="store_true", help="--compute-ladder: publish the result in the package")
-    p.add_argument("--deals", type=_at_least(1), default=None, help="first N deals of the set (default per task)")
+    p.add_argument(
+        "--deals", type=_at_least(1, MAX_DEALS), default=None, help="first N deals of the set (default per task)"
+    )
     p.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match")
     p.add_argument("--workers", type=_at_least(1), default=None, help="processes (default: all cores)")
     add_backend_arguments(p)
@@ -87,11 +89,7 @@ def _say(line: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return _main(sys.argv[1:] if argv is None else argv)
-    except KeyboardInterrupt:
-        _say("interrupted")
-        return EXIT_INTERRUPTED
+    return stoppable(lambda: _main(sys.argv[1:] if argv is None else argv), _say)
 
 
 def _task(a: argparse.Namespace) -> str:
@@ -133,7 +131,7 @@ def _main(argv: list[str]) -> int:
         elif task == "sprt":
             specs = [a.agent, a.vs]
         elif task == "crossplay":
-            specs = [*split_agents(a.crossplay), a.opponent]
+            specs = [*check_crossplay_agents(split_agents(a.crossplay)), a.opponent]
         elif task == "ladder":
             specs = references(preset)
         for spec in specs:
@@ -144,13 +142,16 @@ def _main(argv: list[str]) -> int:
             shown.check_policies()  # a ladder to place on, fitted with the policies installed
         if a.plot:
             require_matplotlib()
+        store = Store(a.results, say=_say)  # ResultsError (a ValueError) for a file it cannot use
         workers = _workers(a.workers)
         cluster = connect(a, workers)
     except (BadInput, ValueError, ModuleNotFoundError) as e:
         _say(f"error: {e}")
         return EXIT_BAD_INPUT
+    for note in store.notes:
+        _say(f"note: {note}")
 
-    bench = Bench(ds, a.mode, workers, Store(a.results), cluster=cluster)
+    bench = Bench(ds, a.mode, workers, store, cluster=cluster)
     record: dict[str, Any] = {"version": ds.version, "preset": preset.name, "mode": a.mode, "task": task}
     ratings: Ratings | None = None
     if task == "show":

@@ -86,12 +86,27 @@ class CrossPlay:
         )
 
 
+def check_crossplay_agents(agents: Sequence[str]) -> list[str]:
+    """``agents`` if they make a cross-play table: at least two, none repeated, since
+    each agent's cross-play and ad-hoc scores are its results with the *other* agents
+    (one agent named twice has none, and its two rows would be one); ``ValueError``
+    naming the repeats otherwise."""
+    agents = list(agents)
+    repeated = sorted({a for a in agents if agents.count(a) > 1})
+    if repeated:
+        raise ValueError(f"cross-play agents must differ: {', '.join(repeated)} named more than once")
+    if len(agents) < 2:
+        raise ValueError(f"cross-play needs at least two agents, not {agents}")
+    return agents
+
+
 def crossplay(
     bench: Bench, agents: Sequence[str], deals: int, opponent: str = "hard", opponent_partner: str | None = None
 ) -> CrossPlay:
-    """Every (lead, partner) pairing of ``agents`` against ``opponent`` (with
-    ``opponent_partner``, default the same) on the first ``deals`` deals."""
-    agents = tuple(agents)
+    """Every (lead, partner) pairing of ``agents`` (two or more, distinct:
+    :func:`check_crossplay_agents`) against ``opponent`` (with ``opponent_partner``,
+    default the same) on the first ``deals`` deals."""
+    agents = tuple(check_crossplay_agents(agents))
     opp_partner = opponent if opponent_partner is None else opponent_partner
     duels = {
         (lead, partner): bench.duel(lead, opponent, deals, partner_a=partner, partner_b=opp_partner)

@@ -14,6 +14,7 @@ import io
 import json
 import os
 import signal
+import stat
 import tempfile
 import time
 import types
@@ -96,6 +97,76 @@ def _checked(key: str, value: Any, hint: Any) -> Any:
     return value
 
 
+#: the largest config file (or ``--override`` value) read, in bytes: a config is a few
+#: hundred bytes, so this refuses a wrong file (a checkpoint, a log) before YAML parses it
+MAX_CONFIG_BYTES = 256 * 1024
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """YAML's safe loader without aliases (``*name``). Anchors and aliases let a file of
+    a kilobyte stand for a structure of billions of nodes (the "billion laughs" bomb:
+    each anchor a list of ten aliases of the one before), which the parser would build
+    before anything could look at it. A config never needs them: a setting is a number,
+    a string or a short list or mapping, so an alias is refused where it is read."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:  # PyYAML's own signature, untyped
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.YAMLError(f"aliases (*name) are not allowed in settings, line {mark.line + 1}")
+        return super().compose_node(parent, index)
+
+
+class _ConfigDumper(yaml.SafeDumper):
+    """Writes a run's ``config.yaml`` with no anchors or aliases, so
+    :class:`_ConfigLoader` reads back whatever it wrote (PyYAML writes an alias for an
+    object that appears twice)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def read_yaml(text: str, where: str) -> Any:
+    """The value of the YAML ``text`` (a config file's or an ``--override`` value's),
+    read with :class:`_ConfigLoader`; :class:`SetupError` naming ``where`` for text over
+    :data:`MAX_CONFIG_BYTES`, an alias, nesting too deep for the parser, or bad YAML."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise SetupError(f"{where}: {len(text)} characters; settings are at most {MAX_CONFIG_BYTES}")
+    try:
+        return yaml.load(text, Loader=_ConfigLoader)  # a SafeLoader, without aliases
+    except RecursionError:
+        raise SetupError(f"{where}: not valid YAML: nested too deep") from None
+    except yaml.YAMLError as e:
+        raise SetupError(f"{where}: not valid YAML: {one_line(e)}") from None
+
+
+def dump_yaml(settings: dict[str, Any]) -> str:
+    """``settings`` as the YAML of a run's ``config.yaml`` (no aliases: :func:`read_yaml` reads it)."""
+    return yaml.dump(settings, Dumper=_ConfigDumper, sort_keys=False)
+
+
+def read_config_file(path: Path) -> Any:
+    """The YAML value of the config file ``path``: a regular file of at most
+    :data:`MAX_CONFIG_BYTES` (a directory, a device or a FIFO is refused before it is
+    read), valid UTF-8, read by :func:`read_yaml`; :class:`SetupError` otherwise."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a FIFO would block the open
+            raise SetupError(f"{path}: not a regular file (a config is a YAML file)")
+        with path.open("rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        names = ", ".join(shipped_config_names())
+        raise SetupError(f"{path}: no such config file (or a shipped config's name: {names})") from None
+    except OSError as e:
+        raise SetupError(f"{path}: cannot read the config: {e.strerror or one_line(e)}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise SetupError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a config is a short YAML file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SetupError(f"{path}: cannot read the config: not UTF-8 text ({one_line(e)})") from None
+    return read_yaml(text, str(path))
+
+
 SHIPPED_CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 """The configs shipped with the package, one per shipped policy plus ``quick``."""
 
@@ -132,15 +203,7 @@ def load_settings(cls: type[T], config: str | Path | None, overrides: list[str])
 
     if config:
         path = config_file(config)
-        try:
-            loaded = yaml.safe_load(path.read_text())
-        except FileNotFoundError:
-            names = ", ".join(shipped_config_names())
-            raise SetupError(f"{path}: no such config file (or a shipped config's name: {names})") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise SetupError(f"{path}: cannot read the config: {one_line(e)}") from None
-        except yaml.YAMLError as e:
-            raise SetupError(f"{path}: not valid YAML: {one_line(e)}") from None
+        loaded = read_config_file(path)
         if loaded is not None and not isinstance(loaded, dict):
             raise SetupError(f"{path}: a config is a mapping of settings, not {type(loaded).__name__} {loaded!r:.60}")
         take(loaded or {}, str(path))
@@ -148,10 +211,8 @@ def load_settings(cls: type[T], config: str | Path | None, overrides: list[str])
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
             raise SetupError(f"--override wants key=value, not {item!r}")
-        try:
-            take({key.strip(): yaml.safe_load(raw)}, "--override")
-        except yaml.YAMLError as e:
-            raise SetupError(f"--override {item}: the value is not valid YAML: {one_line(e)}") from None
+        shown = item if len(item) <= 60 else item[:60] + "..."
+        take({key.strip(): read_yaml(raw, f"--override {shown}")}, "--override")
     hints = typing.get_type_hints(cls)
     return cls(**{k: _checked(k, v, hints[k]) for k, v in values.items()})
 
@@ -233,27 +294,69 @@ def stop_report(
     return f"{why} during the {phase}; saved update {saved} in {run_dir / 'checkpoint.pt'}; continue with {again}", code
 
 
-def open_run_dir(run_dir: Path, resume: bool, settings: dict[str, Any], changed: list[str]) -> SummaryWriter:
+def open_run_dir(run_dir: Path, resume: bool, settings: dict[str, Any]) -> SummaryWriter:
     """The run directory made ready and its TensorBoard writer: a new run writes its
-    resolved ``config.yaml``; a resume checks the directory is writable, removes the
-    ``.tmp`` files of a run killed while saving and, when settings changed, rewrites
-    ``config.yaml`` and appends what changed to ``resumes.log``. :class:`SetupError`
-    for a directory that cannot be written."""
+    resolved ``config.yaml``; a resume checks the directory is writable and removes the
+    ``.tmp`` files of a run killed while saving. A resume never writes ``config.yaml``
+    here: the settings it changed are stored by :class:`ResumeChanges` with its first
+    checkpoint. :class:`SetupError` for a directory that cannot be written."""
     try:
         if resume:
             tempfile.TemporaryFile(dir=run_dir).close()  # writable?
-            for stale in ("checkpoint.tmp", "policy.tmp", "eval.tmp"):
+            for stale in ("checkpoint.tmp", "policy.tmp", "eval.tmp", "config.tmp"):
                 (run_dir / stale).unlink(missing_ok=True)
-            if changed:
-                (run_dir / "config.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
-                with open(run_dir / "resumes.log", "a") as log:
-                    log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(changed)}\n")
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
-            (run_dir / "config.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
+            (run_dir / "config.yaml").write_text(dump_yaml(settings))
         return SummaryWriter(str(run_dir))
     except OSError as e:
         raise SetupError(f"cannot write to the run directory {run_dir}: {e.strerror or one_line(e)}") from None
+
+
+@dataclasses.dataclass
+class ResumeChanges:
+    """The settings a resume changed (``--override``), stored in the run's
+    ``config.yaml`` (and a line of ``resumes.log``) together with the resumed run's first
+    checkpoint, not before.
+
+    Until then the run directory says what it said before the resume: a resume that
+    fails anywhere before its first checkpoint (a full disk, a dead worker, a bad
+    setting found late, Ctrl-C in the warm start) leaves ``config.yaml`` as it was, and
+    a later plain ``--resume`` trains with the settings the checkpoint was trained
+    with. From that checkpoint on the two agree: the new ``config.yaml`` is written in
+    full to ``config.tmp`` before the checkpoint and renamed over ``config.yaml`` once
+    the checkpoint is in place, so a crash in between leaves the old config with the
+    old checkpoint (a resume removes the stray ``config.tmp``)."""
+
+    run_dir: Path
+    settings: dict[str, Any]
+    changed: list[str]
+
+    def save_with(self, save: Callable[[], None]) -> None:
+        """Run ``save`` (the checkpoint's atomic write) with the new config beside it;
+        :class:`SaveError` if the config cannot be written (nothing is changed then)."""
+        config, tmp = self.run_dir / "config.yaml", self.run_dir / "config.tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(dump_yaml(self.settings))
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise SaveError(f"cannot save {config}: {e.strerror or one_line(e)}") from None
+        try:
+            save()
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise
+        try:
+            os.replace(tmp, config)
+            with open(self.run_dir / "resumes.log", "a", encoding="utf-8") as log:
+                log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(self.changed)}\n")
+        except OSError as e:
+            raise SaveError(f"cannot save {config}: {e.strerror or one_line(e)}") from None
 
 
 def parse_command_line(
@@ -287,9 +390,7 @@ def parse_command_line(
         f"{description}\n\nAlso: --config NAME_OR_FILE (a shipped config: {', '.join(shipped_config_names())}; "
         "or a YAML file of settings), --resume RUN_DIR, --override KEY=VALUE."
     )
-    settings = tyro.cli(
-        cls, default=base, args=rest, prog=prog, description=doc, config=(tyro.conf.FlagConversionOff,)
-    )
+    settings = tyro.cli(cls, default=base, args=rest, prog=prog, description=doc, config=(tyro.conf.FlagConversionOff,))
     if not cli.resume:
         return cli, settings, []
     new, old = dataclasses.asdict(settings), dataclasses.asdict(load_settings(cls, config, []))  # type: ignore[call-overload]

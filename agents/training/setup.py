@@ -17,6 +17,7 @@ import torch
 from dehla_env.rewards import reward_weights
 from dehla_env.rules import Rules, RulesError, make_rules
 
+from ..arena import check_duel
 from ..cluster import RayCluster
 from ..cluster import connect as cluster_for
 from ..policy import ARCHITECTURES, CheckpointError, PolicyNet, ValueNet, read_checkpoint
@@ -40,9 +41,15 @@ def check_setup(
     max_snapshots: int,
     reward: Mapping[str, float],
     agent_specs: Sequence[tuple[str, str]],
+    evaluation: tuple[Sequence[str], int, int] | None = None,
 ) -> None:
-    """``agent_specs``: (setting, spec) of every agent the run will build (the teacher,
-    the evaluation opponents); each must build for ``rules``."""
+    """``agent_specs``: (setting, spec) of every agent the run will build besides the
+    evaluation opponents (the teacher); each must build for ``rules``. ``evaluation``:
+    the evaluation's opponents, deals and seed (``None``: the run does not evaluate),
+    put through the arena's own check of a duel (:func:`agents.arena.check_duel`: the
+    deals, the seed, and each spec parsed with its declared bounds and built), so an
+    opponent the duel would refuse (``search:margin=inf``) ends the run here, not at
+    the first evaluation."""
     if arch not in ARCHITECTURES:
         raise SetupError(f"setting arch: {arch!r} is not one of {', '.join(ARCHITECTURES)}")
     try:
@@ -55,6 +62,13 @@ def check_setup(
             make_agent(spec, rules, seed=0)
         except ValueError as e:  # a CheckpointError is one
             raise SetupError(f"setting {key}: {one_line(e)}") from None
+    if evaluation is not None:
+        eval_specs, deals, seed = evaluation
+        for spec in eval_specs:
+            try:
+                check_duel(rules, spec, spec, deals, seed)
+            except ValueError as e:
+                raise SetupError(f"settings eval_opponents/eval_deals: {spec!r:.60}: {one_line(e)}") from None
 
 
 def connect(backend: str, address: str | None, workers: int) -> RayCluster | None:

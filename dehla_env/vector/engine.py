@@ -178,7 +178,39 @@ class BatchEngine:
         self.contract_level = np.zeros(N, i64)
         self.contract_suit = np.full(N, -1, i64)
         self.draw_card = np.full(N, -1, i64)
-        # flat views for one-index scatters on the hot path
+        self._bind()
+
+    #: what :meth:`_bind` derives from the state: views of its arrays, and the kernels
+    _DERIVED = (
+        "_hands_flat",
+        "_played_flat",
+        "_suitcnt_flat",
+        "_counts_flat",
+        "_trick_flat",
+        "_trick_winners_flat",
+        "_tricks_flat",
+        "_tens_flat",
+        "_cards_won_flat",
+        "_won_flat",
+        "_voids_flat",
+        "_middle_flat",
+        "_jit",
+    )
+
+    def __getstate__(self) -> dict[str, Any]:
+        """For copies and pickles (a vector env is deep-copied or sent to a worker): the
+        arrays, without what :meth:`_bind` derives. A copied view would be an array of
+        its own, so the engine's writes through it would miss the copy's state; and
+        the kernels' module does not pickle."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind()
+
+    def _bind(self) -> None:
+        """The flat views of the state arrays (one-index scatters on the hot path) and,
+        with ``kernel="numba"``, the compiled kernels' module."""
         self._hands_flat = self.hands.reshape(-1)
         self._played_flat = self.played2.reshape(-1)
         self._suitcnt_flat = self.suitcnt.reshape(-1)

@@ -91,7 +91,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..actions import NUM_ACTIONS, PASS_ACTION, action_text
 from ..cards import NUM_CARDS
-from ..env import EPISODES
+from ..env import EPISODES, ResetNeededError
 from ..errors import IllegalMoveError
 from ..rewards import reward_kind, side0_reward
 from ..rules import Rules, make_rules
@@ -249,20 +249,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
                 raise ValueError(f"seed is one integer for the whole batch, not {seed!r}")
             self._np_random, self._np_random_seed = seeding.np_random(int(seed))
-        options = options or {}
-        if "decks" in options or "dealers" in options:
-            decks = np.asarray(options["decks"], dtype=np.int64)
-            dealers = np.asarray(options["dealers"], dtype=np.int64)
-            N, size = self.num_envs, self.rules.deck_size
-            if decks.shape != (N, size) or dealers.shape != (N,):
-                raise ValueError(f"decks must be ({N}, {size}) and dealers ({N},)")
-            counts = np.zeros((N, 52), np.int64)
-            np.add.at(counts, (np.repeat(np.arange(N), size), decks.reshape(-1) % 52), 1)
-            if (decks < 0).any() or (decks >= 52).any() or (counts != self.rules.packs).any():
-                raise ValueError("every deck must be a permutation of the pack(s) (R0.3)")
-            if (dealers < 0).any() or (dealers >= self.num_players).any():
-                raise ValueError("dealers must be seats")
-            self.engine.deal(self._all, decks, dealers)
+        fixed = self._fixed_deals(options)
+        if fixed is not None:
+            self.engine.deal(self._all, *fixed)
             self._resolve_chance(self._all)
         else:
             self._deal(self._all)
@@ -273,6 +262,51 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         info = self._info()
         info["rewards"] = np.zeros((self.num_envs, self.num_players), np.float32)
         return obs, info
+
+    #: the keys of ``reset(options=...)``: both or neither
+    RESET_OPTIONS = ("decks", "dealers")
+
+    def _fixed_deals(self, options: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """The decks and dealers of ``reset(options={"decks": ..., "dealers": ...})`` as
+        int64 arrays, or None without them; ``ValueError`` naming what is wrong: an
+        options object that is not a dict, an unknown key, one of the two without the
+        other, a shape, a dtype (integers only: a float or bool array would be cut to
+        cards silently) or a deck that is not the pack(s)."""
+        if options is None:
+            return None
+        if not isinstance(options, dict):
+            raise ValueError(f"reset options are a dict (keys decks and dealers), not {type(options).__name__}")
+        unknown = sorted(map(str, set(options) - set(self.RESET_OPTIONS)))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {', '.join(unknown)}; known: decks and dealers (together)")
+        if not options:
+            return None
+        missing = [k for k in self.RESET_OPTIONS if k not in options]
+        if missing:
+            given = next(k for k in self.RESET_OPTIONS if k in options)
+            raise ValueError(f"reset option {given} needs {missing[0]} too: a fixed deal is its decks and dealers")
+        N, size = self.num_envs, self.rules.deck_size
+        arrays = []
+        for key, shape in (("decks", (N, size)), ("dealers", (N,))):
+            try:
+                arr = np.asarray(options[key])
+            except (ValueError, TypeError) as e:  # ragged nested lists
+                raise ValueError(f"reset option {key} must be an integer array of shape {shape}: {e}") from None
+            if arr.dtype.kind not in "iu":
+                raise ValueError(f"reset option {key} must be an integer array of shape {shape}, not {arr.dtype}")
+            if arr.shape != shape:
+                raise ValueError(f"reset option {key} must have shape {shape}, not {arr.shape}")
+            arrays.append(arr.astype(np.int64))
+        decks, dealers = arrays
+        if (decks < 0).any() or (decks >= NUM_CARDS).any():
+            raise ValueError(f"decks hold card ids 0..{NUM_CARDS - 1}")
+        counts = np.zeros((N, NUM_CARDS), np.int64)
+        np.add.at(counts, (np.repeat(np.arange(N), size), decks.reshape(-1)), 1)
+        if (counts != self.rules.packs).any():
+            raise ValueError("every deck must be a permutation of the pack(s) (R0.3)")
+        if (dealers < 0).any() or (dealers >= self.num_players).any():
+            raise ValueError(f"dealers must be seats 0..{self.num_players - 1}")
+        return decks, dealers
 
     def _deal(self, g: np.ndarray) -> None:
         decks, dealers = self.engine.sample_deals(self.np_random, len(g))
@@ -449,7 +483,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         ``redeal``: deal the ended games anew at once (SAME_STEP); else they stay over and
         their row of ``obs`` is the final observation (NEXT_STEP)."""
         if not self._started:
-            raise RuntimeError("call reset() before step()")
+            raise ResetNeededError("step()")
         e = self.engine
         full = g is self._all
         actions = self._check_actions(g, actions)

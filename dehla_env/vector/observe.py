@@ -33,6 +33,8 @@ stays numpy): about 2.5 times as fast for 4,096 rows, float32 or codes.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -179,12 +181,6 @@ class BatchObserver:
         self.size = lay.size
         o = {name: s.offset for name, s in lay.slices.items()}
         self.o = o
-        self.w_played = _window(e.played2, n)
-        self.w_voids = _window(e.voids2, n)
-        self.won_rows = e.won.reshape(-1, NUM_CARDS)  # row g * 2 + side
-        self.middle_rows = e.middle
-        self.w_counts = _window(e.counts.reshape(e.num_games, 2 * n, 1), n)
-        self.w_bids = _window(e.bid_code2.reshape(e.num_games, 2 * n, 1), n)
         # fractions exactly as the encoder computes them (double, then float32), or with
         # codes the numerators, over the per-column denominators of ``scale``
         self.codes = codes
@@ -224,13 +220,39 @@ class BatchObserver:
         )
         assert o["tricks_won"] == o["progress"] + 2 and o["tens_won"] == o["progress"] + 4
         self._rowbase = np.zeros(0, np.int64)
+        self._bind()
         if self.kernel == "numba":  # what the compiled kernel takes
-            self._jit = kernels.jitted()
-            self._k_arrays = EngineArrays.of(e)
             self._k_layout = RowLayout.of(e, o)
             self._k_zero_spans = self._k_layout.zero_spans(self.size)
             tables = (self.t_count, self.t_mid_cards, self.t_mid_tens, self.t_bid, self.t_tricks, self.t_undealt)
             self._k_tables = (*tables, self.t_tens)
+
+    #: what :meth:`_bind` derives from the engine: views of its arrays, and the kernels
+    _DERIVED = ("w_played", "w_voids", "won_rows", "middle_rows", "w_counts", "w_bids", "_jit", "_k_arrays")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """For copies and pickles (with the engine, whose own copy this observer reads):
+        everything but the views and kernels :meth:`_bind` makes again. Copied, a
+        view would be a frozen array of its own instead of a window on the engine."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind()
+
+    def _bind(self) -> None:
+        """The windows on the engine's arrays and, with ``kernel="numba"``, the compiled
+        kernels' module and the engine arrays they read."""
+        e, n = self.engine, self.n
+        self.w_played = _window(e.played2, n)
+        self.w_voids = _window(e.voids2, n)
+        self.won_rows = e.won.reshape(-1, NUM_CARDS)  # row g * 2 + side
+        self.middle_rows = e.middle
+        self.w_counts = _window(e.counts.reshape(e.num_games, 2 * n, 1), n)
+        self.w_bids = _window(e.bid_code2.reshape(e.num_games, 2 * n, 1), n)
+        if self.kernel == "numba":
+            self._jit = kernels.jitted()
+            self._k_arrays = EngineArrays.of(e)
 
     def _table(self, den: int) -> np.ndarray:
         """``x / den`` for x = 0..den as the encoder rounds it, or x itself as a code."""
