@@ -43,8 +43,8 @@ _HISTORY = [
     ("a git recipe", re.compile(r"\bgit " + "show" + r"\b")),
     ("a commit", re.compile(r"\b" + "comm" + r"its? [0-9a-f]{7,40}\b")),
 ]
-_HEX = re.compile(r"(?<![\w/.#-])[0-9a-f]{7,12}(?![\w/.-])")
-_NOTEBOOK_ID = re.compile(r'"id": "[0-9a-f]+"')
+_HEX = re.compile(r"(?<![\w/.#+=-])[0-9a-f]{7,12}(?![\w/.+=-])")
+_NOTEBOOK_NOISE = re.compile(r'"id": "[0-9a-f]+"|"image/[\w+.-]+": "[^"]*"')  # cell ids, pictures
 
 
 def _history_words(path: Path) -> list[str]:
@@ -53,7 +53,7 @@ def _history_words(path: Path) -> list[str]:
     except UnicodeDecodeError:
         return []
     if path.suffix == ".ipynb":
-        text = _NOTEBOOK_ID.sub("", text)
+        text = _NOTEBOOK_NOISE.sub("", text)
     found = []
     for i, line in enumerate(text.splitlines(), 1):
         for what, pattern in _HISTORY:
