@@ -27,6 +27,7 @@ The bots read only the seat's :class:`~dehla_env.view.PlayerView`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import assert_never
 
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_action
 from dehla_env.cards import NUM_RANKS, TEN_RANK, cards_of_suit
@@ -191,11 +192,15 @@ class HardAgent(HeuristicAgent):
             # it wins that one too. Our own chance we can judge from our cards.
             share = self._lead_win_chance(know) if winner == know.seat else self.threat_share
             return self.trick_base + share * (pile + 0.5)
-        if scoring is HandScoring.DOUBLE_SAR:
-            return (rules.players + trick_tens) / 4.0
-        if scoring is HandScoring.TENS:
-            return 0.25 + trick_tens
-        return 1.0  # tricks (R2.5 tricks, R3.3, R4.4)
+        match scoring:
+            case HandScoring.DOUBLE_SAR:
+                return (rules.players + trick_tens) / 4.0
+            case HandScoring.TENS | HandScoring.DEHLA_TENS:  # R2.5 tens (R1 always has the middle, above)
+                return 0.25 + trick_tens
+            case HandScoring.TRICKS | HandScoring.FIRST_TO_SEVEN | HandScoring.CONTRACT:
+                return 1.0  # tricks (R2.5 tricks, R3.3, R4.4)
+            case _:
+                assert_never(scoring)
 
     def _lead_win_chance(self, know: Knowledge) -> float:
         """Chance that we win the next trick when we lead it: our surest winner."""

@@ -75,7 +75,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
 import numpy as np
 
@@ -304,11 +304,16 @@ def rule_action(hand: HandState) -> int:
             else:
                 share = 0.5
             return share * (pile + 0.5)
-        if rules.hand_scoring is HandScoring.DOUBLE_SAR:
-            return (4 + t) / 4.0
-        if rules.hand_scoring is HandScoring.TENS:
-            return 0.25 + t
-        return 1.0
+        scoring = rules.hand_scoring
+        match scoring:
+            case HandScoring.DOUBLE_SAR:
+                return (4 + t) / 4.0
+            case HandScoring.TENS | HandScoring.DEHLA_TENS:  # R2.5 tens (R1 always has the middle, above)
+                return 0.25 + t
+            case HandScoring.TRICKS | HandScoring.FIRST_TO_SEVEN | HandScoring.CONTRACT:
+                return 1.0
+            case _:
+                assert_never(scoring)
 
     best = -1
     best_key = (-1e9, 0)

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, assert_never
 
 from dehla_env.cards import NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK
 from dehla_env.engine.hand import HandState, Phase
@@ -116,19 +116,22 @@ def _canon_code(x: int, tens_matter: bool) -> int:
     return code
 
 
-_MODES = {
-    HandScoring.DEHLA_TENS: M_DEHLA,
-    HandScoring.TENS: M_TENS,
-    HandScoring.DOUBLE_SAR: M_POINTS,
-    HandScoring.TRICKS: M_TRICKS,
-    HandScoring.FIRST_TO_SEVEN: M_COURT,
-    HandScoring.CONTRACT: M_TRICKS,
-}
-
-
 def objective_mode(rules: Rules) -> int:
     """The solver's objective for a ruleset (see the module docstring)."""
-    return _MODES[rules.hand_scoring]
+    scoring = rules.hand_scoring
+    match scoring:
+        case HandScoring.DEHLA_TENS:
+            return M_DEHLA
+        case HandScoring.TENS:
+            return M_TENS
+        case HandScoring.DOUBLE_SAR:
+            return M_POINTS
+        case HandScoring.TRICKS | HandScoring.CONTRACT:
+            return M_TRICKS
+        case HandScoring.FIRST_TO_SEVEN:
+            return M_COURT
+        case _:
+            assert_never(scoring)
 
 
 @dataclass

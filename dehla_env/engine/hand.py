@@ -20,6 +20,7 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import assert_never
 
 from ..actions import (
     BID_OFFSET,
@@ -301,16 +302,19 @@ class HandState:
         self.events.append((CHANCE, -1))
         d, n = self.dealer, self.n
         making = rules.trump_making
-        if making is TrumpMaking.BIDDING:
-            self._await(_BID, (d + 1) % n)  # R4.2
-        elif making is TrumpMaking.CHOSEN:
-            self.trump_context = TrumpContext.CHOSEN  # R1.4 chosen, R3.1
-            self._await(_TRUMP, (d + 1) % n)
-        elif making is TrumpMaking.OPEN:
-            self.trump_context = TrumpContext.OPEN  # R2.4b: dealer's partner names trump
-            self._await(_TRUMP, (d + 2) % n)
-        else:
-            self._await(_PLAY, self.leader)
+        match making:
+            case TrumpMaking.BIDDING:
+                self._await(_BID, (d + 1) % n)  # R4.2
+            case TrumpMaking.CHOSEN:
+                self.trump_context = TrumpContext.CHOSEN  # R1.4 chosen, R3.1
+                self._await(_TRUMP, (d + 1) % n)
+            case TrumpMaking.OPEN:
+                self.trump_context = TrumpContext.OPEN  # R2.4b: dealer's partner names trump
+                self._await(_TRUMP, (d + 2) % n)
+            case TrumpMaking.FIRST_VOID | TrumpMaking.CLOSED | TrumpMaking.NAMED:
+                self._await(_PLAY, self.leader)  # trump is made during play (R1.4, R2.4a/c/d)
+            case _:
+                assert_never(making)
 
     def _give(self, start: int, stop: int) -> None:
         assert self.deck is not None
@@ -569,39 +573,42 @@ class HandState:
         t0, t1 = self.tens
         all_tens = 0 if t1 == 0 else (1 if t0 == 0 else None)
         scoring = rules.hand_scoring
-        if scoring is HandScoring.DEHLA_TENS:
-            # R1.6: 4-0 and 3-1 win; 2-2 goes to the side that did not deal.
-            winner: int | None = 0 if t0 > t1 else 1 if t1 > t0 else 1 - (self.dealer & 1)
-            return HandResult(winner, all_tens, all_tens, (0, 0))
-        if scoring is HandScoring.FIRST_TO_SEVEN:
-            assert rules.round_tricks is not None
-            winner = 0 if self.tricks[0] >= rules.round_tricks else 1
-            maker_side = self.trump_maker & 1
-            kot = None
-            if winner == maker_side and self.tricks[1 - winner] == 0:
-                kot = winner  # R3.4: the callers won the first seven in a row
-            elif winner != maker_side and rules.defender_kot:
-                kot = winner
-            return HandResult(winner, None, kot, (0, 0))
-        if scoring is not HandScoring.CONTRACT:
-            # R2.5
-            if scoring is HandScoring.TRICKS:
-                a, b = self.tricks  # R2.5 tricks: tens count for nothing
-                all_tens = None
-            elif scoring is HandScoring.DOUBLE_SAR:
-                a, b = self.card_points()
-            else:
-                a, b = t0, t1
-            winner = 0 if a > b else 1 if b > a else None
-            return HandResult(winner, all_tens, all_tens, (0, 0))
-        # coat-pees, R4.4 / R4.6
-        assert self.contract is not None
-        bidder, bid, _suit = self.contract
-        side = bidder & 1
-        made = self.tricks[side] >= bid
-        delta = bid if made else (-7 if bid == MIN_BID else -2 * bid)
-        score = (delta, 0) if side == 0 else (0, delta)
-        return HandResult(side if made else 1 - side, None, None, score)
+        winner: int | None
+        match scoring:
+            case HandScoring.DEHLA_TENS:
+                # R1.6: 4-0 and 3-1 win; 2-2 goes to the side that did not deal.
+                winner = 0 if t0 > t1 else 1 if t1 > t0 else 1 - (self.dealer & 1)
+                return HandResult(winner, all_tens, all_tens, (0, 0))
+            case HandScoring.FIRST_TO_SEVEN:
+                assert rules.round_tricks is not None
+                winner = 0 if self.tricks[0] >= rules.round_tricks else 1
+                maker_side = self.trump_maker & 1
+                kot = None
+                if winner == maker_side and self.tricks[1 - winner] == 0:
+                    kot = winner  # R3.4: the callers won the first seven in a row
+                elif winner != maker_side and rules.defender_kot:
+                    kot = winner
+                return HandResult(winner, None, kot, (0, 0))
+            case HandScoring.TENS | HandScoring.TRICKS | HandScoring.DOUBLE_SAR:  # R2.5
+                if scoring is HandScoring.TRICKS:
+                    a, b = self.tricks  # R2.5 tricks: tens count for nothing
+                    all_tens = None
+                elif scoring is HandScoring.DOUBLE_SAR:
+                    a, b = self.card_points()
+                else:
+                    a, b = t0, t1
+                winner = 0 if a > b else 1 if b > a else None
+                return HandResult(winner, all_tens, all_tens, (0, 0))
+            case HandScoring.CONTRACT:  # coat-pees, R4.4 / R4.6
+                assert self.contract is not None
+                bidder, bid, _suit = self.contract
+                side = bidder & 1
+                made = self.tricks[side] >= bid
+                delta = bid if made else (-7 if bid == MIN_BID else -2 * bid)
+                score = (delta, 0) if side == 0 else (0, delta)
+                return HandResult(side if made else 1 - side, None, None, score)
+            case _:
+                assert_never(scoring)
 
     # ------------------------------------------------------------------ copying
     def clone(self) -> HandState:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import assert_never
 
 import numpy as np
 
@@ -156,14 +157,17 @@ class MatchState:
         engine's R6 replay) calls it with the result it computed."""
         scoring = self.rules.match_scoring
         self.hands_completed += 1
-        if scoring is MatchScoring.KOTS:
-            next_dealer, kot = self._score_dehla(dealer, result)
-        elif scoring is MatchScoring.STREAK or scoring is MatchScoring.ROUND_POINTS:
-            next_dealer, kot = self._score_direct(dealer, result)
-        elif scoring is MatchScoring.COURT_POINTS:
-            next_dealer, kot = self._score_court_piece(dealer, result)
-        else:
-            next_dealer, kot = self._score_coat_pees(dealer, result)
+        match scoring:
+            case MatchScoring.KOTS:
+                next_dealer, kot = self._score_dehla(dealer, result)
+            case MatchScoring.STREAK | MatchScoring.ROUND_POINTS:
+                next_dealer, kot = self._score_direct(dealer, result)
+            case MatchScoring.COURT_POINTS:
+                next_dealer, kot = self._score_court_piece(dealer, result)
+            case MatchScoring.GAP:
+                next_dealer, kot = self._score_coat_pees(dealer, result)
+            case _:
+                assert_never(scoring)
         self.summaries.append(
             HandSummary(
                 hand_winner=result.winner,

@@ -49,7 +49,7 @@ per-game scalars             (N,) i64        dealer, phase, to_act, stage, leade
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 
@@ -88,7 +88,6 @@ for _h in range(MIN_BID - 1, 14):
 
 
 #: the round results of R2.5
-_R25_SCORINGS = frozenset((HandScoring.TENS, HandScoring.TRICKS, HandScoring.DOUBLE_SAR))
 
 
 def trick_winner_positions(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:
@@ -303,16 +302,19 @@ class BatchEngine:
         self.stage[g] = 1 if self.staged else 2
         making = self.rules.trump_making
         first = (dealers + 1) % n
-        if making is TrumpMaking.BIDDING:
-            self._await(g, BID, first)  # R4.2
-        elif making is TrumpMaking.CHOSEN:
-            self.ctx[g] = CTX_CHOSEN  # R1.4 chosen, R3.1
-            self._await(g, TRUMP, first)
-        elif making is TrumpMaking.OPEN:
-            self.ctx[g] = CTX_OPEN  # R2.4b: the dealer's partner names trump
-            self._await(g, TRUMP, (dealers + 2) % n)
-        else:
-            self._await(g, PLAY, first)
+        match making:
+            case TrumpMaking.BIDDING:
+                self._await(g, BID, first)  # R4.2
+            case TrumpMaking.CHOSEN:
+                self.ctx[g] = CTX_CHOSEN  # R1.4 chosen, R3.1
+                self._await(g, TRUMP, first)
+            case TrumpMaking.OPEN:
+                self.ctx[g] = CTX_OPEN  # R2.4b: the dealer's partner names trump
+                self._await(g, TRUMP, (dealers + 2) % n)
+            case TrumpMaking.FIRST_VOID | TrumpMaking.CLOSED | TrumpMaking.NAMED:
+                self._await(g, PLAY, first)  # trump is made during play (R1.4, R2.4a/c/d)
+            case _:
+                assert_never(making)
 
     def _load_past(self, games: np.ndarray, h: HandState) -> None:
         """Write the settled past of ``h`` (every completed trick and its winner, the
@@ -813,38 +815,41 @@ class BatchEngine:
         score = np.zeros((k, 2), np.int64)
         none = np.full(k, -1, np.int64)
         scoring = rules.hand_scoring
-        if scoring is HandScoring.DEHLA_TENS:
-            # R1.6: 4-0 and 3-1 win; 2-2 goes to the side that did not deal.
-            winner = np.where(t0 > t1, 0, np.where(t1 > t0, 1, 1 - (self.dealer[g] & 1)))
-            kot = all_tens
-        elif scoring in _R25_SCORINGS:
-            if scoring is HandScoring.TRICKS:
-                a, b = tricks[:, 0], tricks[:, 1]
+        match scoring:
+            case HandScoring.DEHLA_TENS:
+                # R1.6: 4-0 and 3-1 win; 2-2 goes to the side that did not deal.
+                winner = np.where(t0 > t1, 0, np.where(t1 > t0, 1, 1 - (self.dealer[g] & 1)))
+                kot = all_tens
+            case HandScoring.TENS | HandScoring.TRICKS | HandScoring.DOUBLE_SAR:  # R2.5
+                if scoring is HandScoring.TRICKS:
+                    a, b = tricks[:, 0], tricks[:, 1]
+                    all_tens = none
+                elif scoring is HandScoring.DOUBLE_SAR:
+                    cw = self.cards_won[g]
+                    a, b = cw[:, 0] + t0, cw[:, 1] + t1
+                else:
+                    a, b = t0, t1
+                winner = np.where(a > b, 0, np.where(b > a, 1, -1))
+                kot = all_tens
+            case HandScoring.FIRST_TO_SEVEN:
+                winner = np.where(tricks[:, 0] >= rules.round_tricks, 0, 1)
+                maker_side = self.trump_maker[g] & 1
+                other = tricks[np.arange(k), 1 - winner]
+                kot = np.where((winner == maker_side) & (other == 0), winner, -1)  # R3.4
+                if rules.defender_kot:
+                    kot = np.where(winner != maker_side, winner, kot)
                 all_tens = none
-            elif scoring is HandScoring.DOUBLE_SAR:
-                cw = self.cards_won[g]
-                a, b = cw[:, 0] + t0, cw[:, 1] + t1
-            else:
-                a, b = t0, t1
-            winner = np.where(a > b, 0, np.where(b > a, 1, -1))
-            kot = all_tens
-        elif scoring is HandScoring.FIRST_TO_SEVEN:
-            winner = np.where(tricks[:, 0] >= rules.round_tricks, 0, 1)
-            maker_side = self.trump_maker[g] & 1
-            other = tricks[np.arange(k), 1 - winner]
-            kot = np.where((winner == maker_side) & (other == 0), winner, -1)  # R3.4
-            if rules.defender_kot:
-                kot = np.where(winner != maker_side, winner, kot)
-            all_tens = none
-        else:  # HandScoring.CONTRACT, R4.4 / R4.6
-            bidder = self.contract_seat[g]
-            bid = self.contract_level[g]
-            side = bidder & 1
-            made = tricks[np.arange(k), side] >= bid
-            delta = np.where(made, bid, np.where(bid == MIN_BID, -7, -2 * bid))
-            score[np.arange(k), side] = delta
-            winner = np.where(made, side, 1 - side)
-            all_tens = kot = none
+            case HandScoring.CONTRACT:  # R4.4 / R4.6
+                bidder = self.contract_seat[g]
+                bid = self.contract_level[g]
+                side = bidder & 1
+                made = tricks[np.arange(k), side] >= bid
+                delta = np.where(made, bid, np.where(bid == MIN_BID, -7, -2 * bid))
+                score[np.arange(k), side] = delta
+                winner = np.where(made, side, 1 - side)
+                all_tens = kot = none
+            case _:
+                assert_never(scoring)
         return {"winner": winner, "all_tens": all_tens, "kot": kot, "score": score}
 
     def privileged(self, g: np.ndarray, frame: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ stays numpy): about 2.5 times as fast for 4,096 rows, float32 or codes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -76,38 +76,41 @@ def first_hand_match(rules: Rules, engine: BatchEngine, g: np.ndarray) -> dict[s
     streak_count = np.zeros(k, np.int64)
     maxed = rules.max_hands is not None and rules.max_hands <= 1
     scoring = rules.match_scoring
-    if scoring is MatchScoring.KOTS:
-        assert rules.kots_to_win is not None
-        kot = np.where(all_tens >= 0, w, -1)  # R1.8: a first hand cannot be the seventh in a row
-        has = kot >= 0
-        kots[rows[has], w[has]] = 1
-        streak_side = np.where(has, -1, w)
-        streak_count = np.where(has, 0, 1)
-        over = (has & (rules.kots_to_win <= 1)) | maxed
-    elif scoring is MatchScoring.STREAK or scoring is MatchScoring.ROUND_POINTS:
-        won = w >= 0
-        if rules.kot_streak is not None:
-            streak_side = np.where(won, w, -1)
-            streak_count = won.astype(np.int64)
-            kot = np.where(all_tens >= 0, all_tens, np.where(won & (rules.kot_streak <= 1), w, -1))
-        else:
-            points[rows[won], w[won]] = 1
-            kot = all_tens.copy()
-        has = kot >= 0
-        kots[rows[has], kot[has]] = 1
-        over = has | maxed
-        if rules.points_to_win is not None:
-            over = over | (won & (rules.points_to_win <= 1))
-    elif scoring is MatchScoring.COURT_POINTS:
-        kot = res["kot"]
-        has = kot >= 0
-        points[rows, w] = 1 + has
-        kots[rows[has], kot[has]] = 1
-        over = (points[rows, w] >= rules.points_to_win) | maxed
-    else:
-        kot = np.full(k, -1, np.int64)
-        points = res["score"].copy()
-        over = (np.abs(points[:, 0] - points[:, 1]) >= rules.gap) | maxed
+    match scoring:
+        case MatchScoring.KOTS:
+            assert rules.kots_to_win is not None
+            kot = np.where(all_tens >= 0, w, -1)  # R1.8: a first hand cannot be the seventh in a row
+            has = kot >= 0
+            kots[rows[has], w[has]] = 1
+            streak_side = np.where(has, -1, w)
+            streak_count = np.where(has, 0, 1)
+            over = (has & (rules.kots_to_win <= 1)) | maxed
+        case MatchScoring.STREAK | MatchScoring.ROUND_POINTS:
+            won = w >= 0
+            if rules.kot_streak is not None:
+                streak_side = np.where(won, w, -1)
+                streak_count = won.astype(np.int64)
+                kot = np.where(all_tens >= 0, all_tens, np.where(won & (rules.kot_streak <= 1), w, -1))
+            else:
+                points[rows[won], w[won]] = 1
+                kot = all_tens.copy()
+            has = kot >= 0
+            kots[rows[has], kot[has]] = 1
+            over = has | maxed
+            if rules.points_to_win is not None:
+                over = over | (won & (rules.points_to_win <= 1))
+        case MatchScoring.COURT_POINTS:
+            kot = res["kot"]
+            has = kot >= 0
+            points[rows, w] = 1 + has
+            kots[rows[has], kot[has]] = 1
+            over = (points[rows, w] >= rules.points_to_win) | maxed
+        case MatchScoring.GAP:
+            kot = np.full(k, -1, np.int64)
+            points = res["score"].copy()
+            over = (np.abs(points[:, 0] - points[:, 1]) >= rules.gap) | maxed
+        case _:
+            assert_never(scoring)
     return {
         "kots": kots,
         "points": points,
