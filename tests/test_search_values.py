@@ -1,4 +1,4 @@
-"""Search values as training targets (agents.training.search_values): the soft target,
+"""Search values as training targets (experiments/search_values.py): the soft target,
 the recorded data, the fit, and the command from recording to a loadable policy."""
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ import torch
 
 from agents.policy import load_policy
 from agents.training.runs import Stop
-from agents.training.search_values import (
+from dehla_env.actions import NUM_ACTIONS
+from dehla_env.rules import make_rules
+from experiments.search_values import (
     LabelTask,
     agreement,
     fit,
@@ -20,8 +22,6 @@ from agents.training.search_values import (
     record_search_values,
     search_targets,
 )
-from dehla_env.actions import NUM_ACTIONS
-from dehla_env.rules import make_rules
 
 CHEAP_SEARCH = "search:batch=1,playout=cardsense,k=2,depth=1"
 

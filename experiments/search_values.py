@@ -33,7 +33,7 @@ what it finished and a rerun with the same settings records only the rest):
 
 Usage::
 
-    python -m agents.training.search_values --out runs/sv --hands 2000
+    python experiments/search_values.py --out runs/sv --hands 2000
     python -m agents.arena --rules dehla --a policy:runs/sv/policy.pt --b hard --deals 600 --seed 11
 """
 
@@ -50,18 +50,17 @@ from typing import Literal
 import numpy as np
 import torch
 
+from agents.policy import PolicyNet, load_policy, policy_checkpoint
+from agents.registry import make_agent, policy_path
+from agents.search import SearchAgent
+from agents.training.runs import Interrupted, Stop, parse_command_line, save_checkpoint
+from agents.training.workers import Workers
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.augment import ALL_PERMUTATIONS, suit_permutation_maps
 from dehla_env.encoding import ObservationEncoder
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import Rules, make_rules
 from dehla_env.view import view_of
-
-from ..policy import PolicyNet, load_policy, policy_checkpoint
-from ..registry import make_agent, policy_path
-from ..search import SearchAgent
-from .runs import Interrupted, Stop, parse_command_line, save_checkpoint
-from .workers import Workers
 
 
 @dataclass
