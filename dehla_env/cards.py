@@ -52,14 +52,6 @@ def suit_of(card: int) -> int:
     return card // NUM_RANKS
 
 
-def rank_of(card: int) -> int:
-    return card % NUM_RANKS
-
-
-def is_ten(card: int) -> bool:
-    return card % NUM_RANKS == TEN_RANK
-
-
 def card_text(card: int) -> str:
     """``47 -> "TS"``."""
     return RANK_LETTERS[card % NUM_RANKS] + SUIT_LETTERS[card // NUM_RANKS]
@@ -91,13 +83,6 @@ def cards_text(cards: Iterable[int]) -> str:
     return " ".join(card_text(c) for c in cards)
 
 
-def mask_of(cards: Iterable[int]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
-
-
 def _ids_of_pattern(base: int, pattern: int) -> tuple[int, ...]:
     return tuple(base + r for r in range(NUM_RANKS) if pattern >> r & 1)
 
@@ -124,10 +109,6 @@ def cards_in(mask: int) -> list[int]:
 def cards_of_suit(mask: int, suit: int) -> tuple[int, ...]:
     """The card ids of one suit in a mask, ascending."""
     return _SUIT_PATTERN_IDS[suit][(mask >> (NUM_RANKS * suit)) & SUIT_MASK_BITS]
-
-
-def popcount(mask: int) -> int:
-    return mask.bit_count()
 
 
 def shuffled_deck(rng: np.random.Generator, packs: int = 1) -> list[int]:

@@ -225,10 +225,6 @@ class BatchEngine:
         if self.kernel == "numba":
             self._jit = kernels.jitted()
 
-    # ------------------------------------------------------------------ helpers
-    def all_in(self, phase: int) -> bool:
-        return bool((self.phase == phase).all())
-
     # ------------------------------------------------------------------ chance
     def sample_deals(self, rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
         """``k`` deals: per game a uniformly drawn dealer (R1.10) then a deck from the one
