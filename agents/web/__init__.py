@@ -32,6 +32,15 @@ a child process that can be stopped), :mod:`.guard` (hosts, origins, sizes and r
 (the Starlette app), :mod:`.cli` (the command), ``static/`` (plain HTML, CSS and JS;
 nothing is fetched from elsewhere).
 
+Tables where several people play (``/tables``, docs/web.md "Playing with friends"):
+:mod:`.tables` (a shared game, one secret link per seat, the spectator's public view,
+WebSocket updates, the bots' task, limits and expiry).
+
+Studies of human-bot partnership (``--study FILE``, docs/study.md): :mod:`.experiment`
+(the experiment file), :mod:`.study` (participants, records, baseline, dataset, analysis;
+``python -m agents.web.study``), :mod:`.study_server` (the participants' routes).
+
 Version history: 0.1, the first release; 0.2, the "How to play" view, a layout for
-phones, and the limits of a server others can reach.
+phones, the limits of a server others can reach, tables for several people, and
+studies.
 """

@@ -3,6 +3,9 @@
     python -m agents.web [--host 127.0.0.1] [--port 8000] [--record-dir DIR]
                          [--bot-delay 0.7] [--idle-minutes 60] [--think-seconds 10]
                          [--max-games 64] [--policy-dir DIR] [--allow-host NAME ...]
+                         [--max-tables 32] [--tables-per-client 4]
+                         [--max-connections 256] [--connections-per-client 16]
+                         [--study FILE]
 
 Binds the socket itself (so ``--port 0`` gets a free port and the real address can be
 printed before the first request), prints ``http://HOST:PORT/`` and serves until
@@ -31,6 +34,8 @@ from dehla_env.commands import typed_command
 EXTRA_HINT = "agents.web needs the web extra: pip install dehla[web]"
 #: seconds a stopping server waits for requests in flight (they end at once: bots are cancelled)
 GRACEFUL_SECONDS = 3
+#: the largest WebSocket message the server reads at all (the app refuses those over 4 KiB with a JSON error)
+MAX_WS_FRAME = 64 * 1024
 
 
 def is_loopback(host: str) -> bool:
@@ -92,6 +97,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--max-games", type=int, default=64, help="games held at once, in all (default 64, 1..1000)")
     parser.add_argument(
+        "--max-tables", type=int, default=32, help="tables with several people held at once (default 32, 1..1000)"
+    )
+    parser.add_argument(
+        "--tables-per-client", type=int, default=4, help="open tables one address may create (default 4, 1..100)"
+    )
+    parser.add_argument(
+        "--max-connections", type=int, default=256, help="open table connections in all (default 256, 1..10000)"
+    )
+    parser.add_argument(
+        "--connections-per-client",
+        type=int,
+        default=16,
+        help="open table connections per address (default 16, 1..1000)",
+    )
+    parser.add_argument(
         "--policy-dir",
         type=Path,
         default=None,
@@ -105,6 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         help="a Host name to serve besides 127.0.0.1, localhost and ::1 (repeat for more); "
         "needed when the server is reached by another name or address",
     )
+    parser.add_argument(
+        "--study",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="run the study of this experiment file too (docs/study.md): prints the participant links",
+    )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port is 0..65535 (0 picks a free one), not {args.port}")
@@ -113,6 +140,14 @@ def main(argv: list[str] | None = None) -> int:
     _bounded(parser, "--think-seconds", args.think_seconds, 0.5, 600.0, lo_open=False)
     if not 1 <= args.max_games <= 1000:
         parser.error(f"--max-games must be 1..1000, not {args.max_games}")
+    for flag, value, top in (
+        ("--max-tables", args.max_tables, 1000),
+        ("--tables-per-client", args.tables_per_client, 100),
+        ("--max-connections", args.max_connections, 10000),
+        ("--connections-per-client", args.connections_per_client, 1000),
+    ):
+        if not 1 <= value <= top:
+            parser.error(f"{flag} must be 1..{top}, not {value}")
     if args.policy_dir is not None and not args.policy_dir.is_dir():
         parser.error(f"--policy-dir {args.policy_dir} is not a folder")
     for name in args.allow_host:
@@ -136,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
         idle_minutes=args.idle_minutes,
         think_seconds=args.think_seconds,
         max_games=args.max_games,
+        max_tables=args.max_tables,
+        tables_per_client=args.tables_per_client,
+        max_connections=args.max_connections,
+        connections_per_client=args.connections_per_client,
         policy_dir=args.policy_dir,
         allowed_hosts=tuple(hosts),
     )
@@ -143,6 +182,15 @@ def main(argv: list[str] | None = None) -> int:
         config.records.mkdir(parents=True, exist_ok=True)  # fail now, not when the first game ends
     except OSError as e:
         parser.error(f"cannot use {config.records} for records: {e}")
+    study = None
+    if args.study is not None:
+        from .experiment import ExperimentError
+        from .study import open_study
+
+        try:
+            study = open_study(args.study, config.records, args.policy_dir)
+        except ExperimentError as e:
+            parser.error(str(e))
     try:
         sock = bind(args.host, args.port)
     except OSError as e:
@@ -159,7 +207,17 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     app = create_app(config)
-    uv_config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACEFUL_SECONDS)
+    if study is not None:
+        from .study_server import attach_study
+
+        print("\n".join(attach_study(app, study, address_of(sock))), flush=True)
+    uv_config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=GRACEFUL_SECONDS,
+        ws_max_size=MAX_WS_FRAME,  # a table's messages are a few dozen bytes; the server refuses big ones early
+    )
     server = _stopping_server(uvicorn, app)(uv_config)
     server.run(sockets=[sock])
     return 0

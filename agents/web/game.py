@@ -61,7 +61,9 @@ class WebGame:
 
     ``seed`` fixes the deals and the bots; without one a fresh seed is drawn and kept,
     so that the record says how to play the same match again. ``deck_source(dealer,
-    rng)`` may give the decks instead of shuffling (prepared deals, tests).
+    rng)`` may give the decks instead of shuffling (prepared deals, tests);
+    ``first_dealer`` and ``chance_seed`` (the seed of the R1.4 draw's generator) replay
+    a deal of a fixed set exactly as the arena deals it (:class:`agents.arena.FixedDeals`).
     """
 
     def __init__(
@@ -74,6 +76,8 @@ class WebGame:
         seed: int | None = None,
         bot_delay: float = 0.0,
         deck_source: DeckSource | None = None,
+        first_dealer: int | None = None,
+        chance_seed: int | None = None,
     ) -> None:
         n = rules.players
         if isinstance(human_seat, bool) or not isinstance(human_seat, int) or not 0 <= human_seat < n:
@@ -87,7 +91,7 @@ class WebGame:
         self.bot_delay = bot_delay
         self.created = time.time()
         self.touched = self.created
-        self.rng = np.random.default_rng([seed, 0])
+        self.rng = np.random.default_rng([seed, 0] if chance_seed is None else chance_seed)
         self.specs: list[str] = []
         self.bots: dict[int, Agent] = {}
         for s in range(n):
@@ -100,7 +104,7 @@ class WebGame:
             except (ValueError, OSError, ImportError, KeyError) as e:
                 raise SetupError(f"agent {spec!r} for seat {s}: {e}") from None
             self.specs.append(spec)
-        self.match = MatchState.new(rules, self.rng)
+        self.match = MatchState.new(rules, self.rng, first_dealer)
         self.hands: list[HandRecord] = []
         self.version = 0  # bumped by every change, so a page can tell a stale state
         self.saved_to: str | None = None  # the record's file once saved

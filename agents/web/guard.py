@@ -17,6 +17,9 @@
 * **Bodies**: at most :data:`MAX_BODY_BYTES` (413), JSON nested at most
   :data:`MAX_JSON_DEPTH` deep (400); see :func:`read_json`.
 
+The Host and Origin checks and the request rate apply to WebSocket handshakes too
+(:meth:`Guard.check_websocket`).
+
 Every refusal is a one-line JSON error ``{"error": text}`` with a 4xx status.
 """
 
@@ -140,6 +143,14 @@ class Guard:
         self.creates = None if not creates_per_minute else TokenBucket(creates_per_minute / 60.0, create_burst)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            try:
+                self.check_websocket(scope)
+            except RequestError as e:
+                await refuse_websocket(scope, send, e)
+                return
+            await self.app(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -176,13 +187,54 @@ class Guard:
         if not path.startswith("/api/"):
             return
         client = (scope.get("client") or ("?", 0))[0]
-        for bucket, applies in ((self.requests, True), (self.creates, method == "POST" and path == "/api/games")):
+        for bucket, applies in (
+            (self.requests, True),
+            (self.creates, method == "POST" and path in ("/api/games", "/api/tables")),
+        ):
             if bucket is not None and applies:
                 wait = bucket.take(client)
                 if wait:
                     raise RequestError(
                         429, f"too many requests: wait {wait:.1f} s", {"Retry-After": str(max(1, math.ceil(wait)))}
                     )
+
+    def check_websocket(self, scope: Scope) -> None:
+        """A WebSocket handshake: the same Host check, and its ``Origin`` must be this server's.
+
+        A browser sends ``Origin`` with every WebSocket handshake and applies no
+        same-origin rule to them, so a page on another site could otherwise open a
+        table's socket with the visitor's network position (cross-site WebSocket
+        hijacking); a script without ``Origin`` is served, as for HTTP. The handshake
+        counts against the client's request rate."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if host_name(headers.get("host", "")) not in self.hosts:
+            raise RequestError(
+                421, "this server answers only to its own names (start it with --allow-host NAME to add one)"
+            )
+        origin = headers.get("origin")
+        if origin is not None and (origin == "null" or host_name(urlsplit(origin).netloc) not in self.hosts):
+            raise RequestError(403, "cross-site connection refused: the page is not this server's")
+        client = (scope.get("client") or ("?", 0))[0]
+        if self.requests is not None:
+            wait = self.requests.take(client)
+            if wait:
+                raise RequestError(
+                    429, f"too many requests: wait {wait:.1f} s", {"Retry-After": str(max(1, math.ceil(wait)))}
+                )
+
+
+async def refuse_websocket(scope: Scope, send: Send, error: RequestError) -> None:
+    """Refuse a WebSocket handshake with the one-line JSON error as an HTTP answer where
+    the server can send one (the ASGI ``websocket.http.response`` extension), else by
+    closing it (policy violation)."""
+    if "websocket.http.response" in (scope.get("extensions") or {}):
+        body = json.dumps({"error": str(error)}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        headers += [(k.lower().encode(), v.encode()) for k, v in error.headers.items()]
+        await send({"type": "websocket.http.response.start", "status": error.status, "headers": headers})
+        await send({"type": "websocket.http.response.body", "body": body})
+    else:
+        await send({"type": "websocket.close", "code": 1008, "reason": str(error)[:120]})
 
 
 async def refuse(send: Send, error: RequestError) -> None:
@@ -218,4 +270,5 @@ __all__ = [
     "json_depth",
     "parse_json",
     "read_body",
+    "refuse_websocket",
 ]

@@ -14,6 +14,11 @@ Routes (every body and answer is JSON; an error answer is ``{"error": text, ...}
 ``POST /api/games/{id}/advance``         one bot move or R1.4 draw, after the delay
 ``POST /api/games/{id}/deal``            deal the next hand once one is over
 ``POST /api/games/{id}/leave``           save the record (abandoned) and drop it
+``GET  /tables``, ``/tables/{id}``       a table with several people: the host's form,
+                                         a table's page (see :mod:`.tables`)
+``POST /api/tables``                     create one: ``{rules, options, seats, seed?,
+                                         bot_delay?}`` -> its links (201)
+``WS   /ws/tables/{id}``                 a table's WebSocket, one view per link
 =======================================  ==========================================
 
 Refusals change nothing and say why: 400 for a malformed body or move text, 409 for a
@@ -84,6 +89,7 @@ from .guard import Guard, RequestError, parse_json, read_body
 from .meta import meta
 from .records import default_record_dir, save_record
 from .table import table_state
+from .tables import TableLimits, TableStore, table_routes
 
 log = logging.getLogger("agents.web")
 STATIC_DIR = Path(str(resources.files("agents.web") / "static"))
@@ -109,6 +115,10 @@ class ServerConfig:
     request_burst: int = 60
     creates_per_minute: float | None = 20.0  # per client address (None: no limit)
     create_burst: int = 10
+    max_tables: int = 32  # tables with several people (agents.web.tables), in all; beyond it 503
+    tables_per_client: int = 4  # open tables one client address may have created; beyond it 429
+    max_connections: int = 256  # open table WebSockets, in all
+    connections_per_client: int = 16  # open table WebSockets per client address
 
     @property
     def records(self) -> Path:
@@ -265,12 +275,26 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     catalogue = Catalogue(policy_files(config.policy_dir))
     register_policies(catalogue.policies)  # policy:NAME of the operator's folder, for the bots built here
     thinker = Thinker(catalogue.policies, config.think_seconds, config.think_slots)
+    limits = TableLimits(
+        config.max_tables,
+        config.tables_per_client,
+        config.max_connections,
+        config.connections_per_client,
+        config.idle_minutes,
+        config.bot_delay,
+        MAX_BOT_DELAY,
+    )
+    tables = TableStore(limits, config.records, catalogue, thinker)
 
     def answer(game: WebGame, status: int = 200, **extra: Any) -> JSONResponse:
         return JSONResponse({**table_state(game), **extra}, status_code=status)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def tables_page(request: Request) -> Response:
+        """The host's form (``/tables``) and a table's page (``/tables/ID#key=...``): one page."""
+        return FileResponse(STATIC_DIR / "tables.html", headers={"Cache-Control": "no-cache"})
 
     async def rules(request: Request) -> Response:
         """How to play, rendered from the RULES.md shipped in the package (``?game=ID``: with a way back)."""
@@ -384,7 +408,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             try:  # the delay ends early when the game is left or the server stops
                 await asyncio.wait_for(cancel.wait(), delay)
                 return answer(game, advanced=False)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         async with lock:
             if not store.holds(game) or game.status() != "bot" or (version is not None and version != game.version):
@@ -448,6 +472,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         store.cancel_all()
         thinker.kill_all()
         store.close()  # the server stops: every game still held is saved
+        await tables.close_all()  # and every open table (finished games were saved when they ended)
 
     routes = [
         Route("/", index),
@@ -460,6 +485,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/games/{game_id}/advance", advance, methods=["POST"]),
         Route("/api/games/{game_id}/deal", deal, methods=["POST"]),
         Route("/api/games/{game_id}/leave", leave, methods=["POST"]),
+        Route("/tables", tables_page),
+        Route("/tables/{table_id}", tables_page),
+        *table_routes(tables, _body),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     guard = Middleware(
@@ -480,6 +508,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     app.state.config = config
     app.state.thinker = thinker
     app.state.catalogue = catalogue
+    app.state.tables = tables
     return app
 
 

@@ -682,4 +682,5 @@ async function init() {
   showSetup();
 }
 
-init();
+// a page with its own script (data-page, e.g. tables.html) reuses the drawing above and starts itself
+if (!document.body.dataset.page) init();
