@@ -1,7 +1,7 @@
 """Shared helpers for the rules tests: deals from compact hand text, state snapshots
 for the R5 "state unchanged" check, and random legal play.
 
-A deal is written per seat (see :func:`dehla_env.deals.deck_from_hands`)::
+A deal is written per seat (see :func:`tests.deals.deck_from_hands`)::
 
     match = new_match("dehla", 3, [
         "AS KS QS JS TS | 9S 8S 7S 6S 5S 4S 3S 2S",  # seat 0: first five | other eight
@@ -25,9 +25,9 @@ import numpy as np
 from dehla_env import IllegalMoveError, MatchState, make_rules
 from dehla_env.actions import action_text
 from dehla_env.cards import TEN_RANK, card_text, parse_card
-from dehla_env.deals import deck_from_hands, play_moves
 from dehla_env.engine import HandState, Phase
 from dehla_env.records import match_report
+from tests.deals import deck_from_hands, play_moves
 
 __all__ = [
     "Recorder",

@@ -31,9 +31,9 @@ from agents.play import main as play_main
 from agents.registry import spec_help
 from dehla_env.actions import PASS_ACTION, action_text, bid_action, trump_action
 from dehla_env.cards import card_text, parse_card
-from dehla_env.deals import deck_from_hands
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
+from tests.deals import deck_from_hands
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -32,11 +32,11 @@ from hypothesis import strategies as st
 from dehla_env import NUM_ACTIONS, IllegalMoveError, MatchState, make_rules, view_of
 from dehla_env.actions import BID_OFFSET, PASS_ACTION, TRUMP_OFFSET, parse_action
 from dehla_env.cards import parse_card
-from dehla_env.deals import play_moves
 from dehla_env.engine import CHANCE, TERMINAL, Phase
 from dehla_env.records import apply_move_text, match_report, replay_record
 from dehla_env.rules import Rules
 from dehla_env.view import public_events
+from tests.deals import play_moves
 
 # (ruleset, options, hypothesis examples, deals). max_hands keeps long matches bounded;
 # the defaults of each ruleset are covered by at least one entry. Deals "mixed": half the

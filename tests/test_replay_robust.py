@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 from dehla_env import MatchState, make_rules, replay
 from dehla_env.actions import NUM_ACTIONS, action_text
 from dehla_env.cards import card_text, cards_text
-from dehla_env.deals import deck_from_hands
 from dehla_env.engine import Phase
 from dehla_env.records import EMPTY_LINE, MAX_SAFE_ID, SHOWN_CHARS, replay_line, replay_lines, replay_record
 from dehla_env.replay import main
+from tests.deals import deck_from_hands
 
 ROOT = Path(__file__).resolve().parents[1]
 SEAT = re.compile(r"by seat \d+|by chance|with no seat to act")

@@ -31,12 +31,12 @@ from dehla_env.cards import (
     parse_cards,
     parse_suit,
 )
-from dehla_env.deals import deck_from_hands
 from dehla_env.records import replay_record
 from dehla_env.render import render_match
 from dehla_env.rules import PRESETS, preset_options
 from dehla_env.seats import next_seat, partner, side_of, teammates
 from dehla_env.tricks import trick_winner
+from tests.deals import deck_from_hands
 
 S, H, D, C = 3, 2, 1, 0
 

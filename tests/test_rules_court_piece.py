@@ -23,8 +23,8 @@ from helpers import (
 
 from dehla_env import TERMINAL, MatchState, make_rules
 from dehla_env.actions import TRUMP_OFFSET
-from dehla_env.deals import deck_from_hands
 from dehla_env.engine import Phase
+from tests.deals import deck_from_hands
 
 
 def all_spades(dealer: int) -> list[str | None]:

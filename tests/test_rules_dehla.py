@@ -27,9 +27,9 @@ from helpers import (
 from dehla_env import CHANCE, TERMINAL, IllegalMoveError, MatchState, make_rules
 from dehla_env.actions import TRUMP_OFFSET
 from dehla_env.cards import parse_card
-from dehla_env.deals import deck_from_hands
 from dehla_env.engine import Phase
 from dehla_env.records import replay_record
+from tests.deals import deck_from_hands
 
 # --------------------------------------------------------------------- deals used below
 

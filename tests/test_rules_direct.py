@@ -26,11 +26,11 @@ from helpers import (
 from dehla_env import TERMINAL, MatchState, make_rules, view_of
 from dehla_env.actions import TRUMP_OFFSET
 from dehla_env.cards import parse_card
-from dehla_env.deals import deck_from_hands
 from dehla_env.engine import Phase
 from dehla_env.render import render_match
 from dehla_env.tricks import trick_winner
 from dehla_env.view import public_events
+from tests.deals import deck_from_hands
 
 S, H, D, C = 3, 2, 1, 0
 

@@ -30,8 +30,8 @@ from agents.solver import (
 )
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import TEN_RANK
-from dehla_env.deals import deck_from_hands
 from dehla_env.engine import HandState, Phase
+from tests.deals import deck_from_hands
 
 RULESETS = [
     ("dehla", {}),

@@ -29,7 +29,7 @@ from dehla_env.tricks import trick_winner
 from dehla_env.vector import random_legal, vector_env
 from dehla_env.vector.engine import BatchEngine, trick_winner_positions
 from dehla_env.vector.observe import BatchObserver
-from dehla_env.vector.replay import replay_records
+from tests.batched_replay import replay_records
 
 PUBLIC = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "public"
 

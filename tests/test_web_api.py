@@ -30,8 +30,8 @@ from agents.web.server import ServerConfig, create_app  # noqa: E402
 from agents.web.table import table_state  # noqa: E402
 from dehla_env.actions import action_text  # noqa: E402
 from dehla_env.cards import card_text  # noqa: E402
-from dehla_env.deals import deck_from_hands  # noqa: E402
 from dehla_env.rules import make_rules  # noqa: E402
+from tests.deals import deck_from_hands  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCAL = "http://127.0.0.1"  # the server answers only to its own names (agents.web.guard)

@@ -14,8 +14,6 @@ legality, outcomes and observations are those of the reference engine
                             (:mod:`.wrappers`); a :data:`BatchPolicy` is any
                             ``policy(obs, mask) -> actions`` (bots: :mod:`agents.batched`)
 :func:`random_legal`        a uniformly random legal action per row of a mask
-:func:`replay_records`      R6 conformance records through the batched engine
-                            (:mod:`.replay`)
 ==========================  =========================================================
 
 Every ruleset is supported: ``dehla`` (first-void and chosen trump), ``dehla-direct``
@@ -26,7 +24,6 @@ Every ruleset is supported: ``dehla`` (first-void and chosen trump), ``dehla-dir
 from .engine import BatchEngine
 from .env import VectorEnv, vector_env
 from .observe import BatchObserver
-from .replay import replay_records
 from .wrappers import BatchPolicy, LearnerVectorEnv, random_legal
 
 __all__ = [
@@ -36,6 +33,5 @@ __all__ = [
     "LearnerVectorEnv",
     "VectorEnv",
     "random_legal",
-    "replay_records",
     "vector_env",
 ]

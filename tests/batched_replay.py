@@ -1,4 +1,5 @@
-"""R6 conformance records replayed through the batched engine.
+"""R6 conformance records replayed through the batched engine: the test that holds the
+batched engine to the rule book's records, as the reference engine's replay is held to them.
 
 :func:`replay_records` takes R6 records (dicts, as in ``records.jsonl``) and returns
 one R6 result object per record, like :func:`dehla_env.records.replay_record`, but every
@@ -27,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS, parse_action, parse_draw
-from ..cards import parse_card
-from ..engine import HandResult, HandState, MatchState
-from ..errors import IllegalMoveError
-from ..rules import Rules, RulesError, make_rules
-from .engine import DONE, DRAW, BatchEngine
+from dehla_env.actions import NUM_ACTIONS, parse_action, parse_draw
+from dehla_env.cards import parse_card
+from dehla_env.engine import HandResult, HandState, MatchState
+from dehla_env.errors import IllegalMoveError
+from dehla_env.rules import Rules, RulesError, make_rules
+from dehla_env.vector.engine import DONE, DRAW, BatchEngine
 
 
 def _opt(x: int) -> int | None:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import NUM_CARDS, parse_card
-from .engine import MatchState
-from .records import apply_move_text
+from dehla_env.cards import NUM_CARDS, parse_card
+from dehla_env.engine import MatchState
+from dehla_env.records import apply_move_text
 
 
 def deck_from_hands(dealer: int, hands: Sequence[str | None], packs: int = 1) -> list[int]:
