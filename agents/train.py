@@ -16,7 +16,8 @@ its field docstrings are ``--help``), seeding, the environment, the warm start (
 teacher's self-play recorded by the workers and fitted, :mod:`agents.training.imitation`),
 then per update a rollout on :class:`dehla_env.vector.VectorEnv` (the learner's seats
 play the current policy on the whole batch, the other side is drawn per game from the
-opponent pool: :mod:`agents.training.selfplay`, :mod:`agents.training.pool`), GAE, the
+opponent pool, and the learner's partner from the ``partners`` pool, by default itself:
+:mod:`agents.training.selfplay`, :mod:`agents.training.pool`), GAE, the
 PPO update with action masking and a privileged critic (it also reads the hidden cards,
 training only), logging (``charts/decisions_per_second`` end to end, the rollout's and
 the learner's rates beside it), the arena's own duel as evaluation
@@ -86,7 +87,7 @@ from agents.training.runs import (  # noqa: E402 (after the train extra's check)
     save_checkpoint,
     stop_report,
 )
-from agents.training.setup import check_setup, connect, read_resume, restore, run_rules  # noqa: E402
+from agents.training.setup import check_setup, connect, init_weights, read_resume, restore, run_rules  # noqa: E402
 from agents.training.workers import Workers  # noqa: E402
 from dehla_env.encoding import observation_size, privileged_size  # noqa: E402
 from dehla_env.rewards import reward_weights  # noqa: E402
@@ -118,6 +119,10 @@ class Args:
     """append the card-counting features of agents.features to the policy's input"""
     arch: str = "mlp"
     """policy network: mlp, or suits (agents.suitnet: equivariant under renaming suits)"""
+    init_policy: str = ""
+    """start the policy from these weights (a shipped name such as dehla, or a policy
+    file) instead of at random; its network must be the one these settings describe.
+    The imitation warm start then fits the critic only (imitation_hands: 0 skips it)"""
     # --- imitation warm start
     teacher: str = "hard"
     """agent spec imitated in the warm start"""
@@ -142,7 +147,13 @@ class Args:
     opponents: dict[str, float] = field(
         default_factory=lambda: {"self": 0.3, "snapshot": 0.3, "imitation": 0.3, "cardsense": 0.1}
     )
-    """opponent pool: kind -> sampling weight (self, snapshot, imitation, random, tensafe, cardsense)"""
+    """opponent pool: kind -> sampling weight (self, snapshot, imitation, random, tensafe,
+    cardsense, an agent spec such as hard, or noisy:KIND,eps=P: KIND playing a random
+    legal move with probability P)"""
+    partners: dict[str, float] = field(default_factory=lambda: {"self": 1.0})
+    """who sits beside the learner: kind -> sampling weight, the kinds of opponents. Drawn
+    per game and hand; when not self, the learner plays one seat of its side (drawn at
+    random) and the partner the others, and only the learner's decisions are learned"""
     snapshot_every: int = 5
     """add a frozen copy of the policy to the pool every this many updates"""
     max_snapshots: int = 5
@@ -314,7 +325,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     imitation_done = a.imitation_hands == 0 if ckpt is None else bool(ckpt.get("imitation_done"))
     specs = [] if imitation_done else [("teacher", a.teacher)]
     evaluation = (a.eval_opponents, a.eval_deals, a.seed + EVAL_SEED_OFFSET) if a.eval_every else None
-    check_setup(rules, a.arch, a.opponents, a.max_snapshots, a.reward, specs, evaluation)
+    check_setup(rules, a.arch, a.opponents, a.max_snapshots, a.reward, specs, evaluation, partners=a.partners)
     cluster = connect(a.backend, a.ray_address, a.num_workers)
 
     # seeding and the networks
@@ -327,6 +338,8 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     pool = OpponentPool(a.opponents, a.max_snapshots)
     update = decisions = 0
     elapsed = 0.0
+    if ckpt is None and a.init_policy:
+        policy.load_state_dict(init_weights(a.init_policy, rules, policy))
     if ckpt is not None:
         update, decisions, elapsed = restore(ckpt, ckpt_path, policy, critic, opt, gen, pool)
         set_lr(opt, a.learning_rate)  # an overridden learning_rate applies from here on
@@ -387,7 +400,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             set_lr(opt, a.learning_rate if a.imitation_learning_rate is None else a.imitation_learning_rate)
             imitation.fit(
                 policy, critic, opt, data, rules.players, a.imitation_epochs, a.minibatch_size, a.vf_coef, gen, stop,
-                writer.add_scalar,
+                writer.add_scalar, fit_policy=not a.init_policy,
             )  # fmt: skip
             set_lr(opt, a.learning_rate)
             del data
@@ -408,7 +421,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             t0 = time.time()
             shards = selfplay.shard_tasks(
                 rules, a.num_games, max(1, a.num_workers), (a.seed, update), a.rounds, weights, policy, pool,
-                a.relabel_rollouts,
+                a.relabel_rollouts, partners=a.partners,
             )  # fmt: skip
             r = selfplay.merge(workers.map(selfplay.collect_shard, shards))
             t_roll = time.time() - t0

@@ -327,6 +327,44 @@ def crossplay_summary() -> str:
     return table(header, rows, "lrrrrr")
 
 
+def held_out_score(record: Record, candidate: str) -> tuple[float, float, float]:
+    """A candidate's result with the partners it was not trained with (``held_out``):
+    the mean over them of its two seatings' shares (it as lead, then as partner), as the
+    benchmark's ad-hoc teamwork score averages them, with a 95% interval by the normal
+    approximation from each duel's own interval (the duels taken as independent: they
+    share deals, so this is wide rather than narrow)."""
+    means, variances = [], []
+    for partner in record["held_out"]:
+        pair = [(candidate, partner), (partner, candidate)]
+        means.append(sum(record["matrix"][a][b] for a, b in pair) / 2)
+        ses = [(record["intervals"][a][b][1] - record["intervals"][a][b][0]) / (2 * 1.96) for a, b in pair]
+        variances.append(sum(se * se for se in ses) / 4)
+    k = len(means)
+    mean = sum(means) / k
+    half = 1.96 * sum(variances) ** 0.5 / k
+    return round(mean, 4), round(mean - half, 4), round(mean + half, 4)
+
+
+def partners() -> str:
+    """The partner-robust arm beside the self-play policy, each as a partner of every
+    held-out agent (its result as lead with it, and as its partner), the mean over them
+    with its interval, the benchmark's ad-hoc teamwork score over all the other agents
+    of the table, and each one's self-play result."""
+    rows = []
+    for record in load("partners")["records"]:
+        held = record["held_out"]
+        for name in record["candidates"]:
+            cells = [f"{share(record['matrix'][name][p])} / {share(record['matrix'][p][name])}" for p in held]
+            mean, lo, hi = held_out_score(record, name)
+            s = record["summary"][name]
+            rows.append(
+                [f"`{name}`", *cells, f"**{share(mean)}** [{share(lo)}, {share(hi)}]", share(s["adhoc"]),
+                 share(s["self_play"])]
+            )  # fmt: skip
+        header = ["policy", *(f"with `{p}`" for p in held), "held-out mean", "ad-hoc (all others)", "self-play"]
+    return table(header, rows, "l" + "r" * (len(header) - 1))
+
+
 def tables() -> dict[str, Callable[[], str]]:
     """Every table by block name. A findings group ``G`` is the block ``findings-G``."""
     named: dict[str, Callable[[], str]] = {
@@ -338,6 +376,7 @@ def tables() -> dict[str, Callable[[], str]]:
         "ladders": ladders,
         "crossplay": crossplay,
         "crossplay-summary": crossplay_summary,
+        "partners": partners,
     }
     for g in load("findings")["groups"]:
         named[f"findings-{g['id']}"] = findings(g["id"])

@@ -59,9 +59,10 @@ def _sha256(path: Path) -> str:
 def _networks(record: dict[str, Any]) -> list[str]:
     """The repository paths of the networks the record's agents load: ``policy:NAME``
     is the shipped ``agents/checkpoints/NAME.pt``, any other ``policy:PATH`` a path from
-    the repository root; a search names its networks as parameters (``prior=policy:...``)."""
+    the repository root; a search names its networks as parameters (``prior=policy:...``);
+    a side's partner (``partner_a``, ``partner_b``) loads its networks too."""
     found = []
-    for spec in (record["a"], record["b"]):
+    for spec in (record["a"], record["b"], record.get("partner_a") or "", record.get("partner_b") or ""):
         for where in re.findall(r"policy:([^,\s]+)", spec):
             found.append(f"agents/checkpoints/{where}.pt" if "/" not in where and not where.endswith(".pt") else where)
     return found
@@ -149,8 +150,9 @@ def test_a_record_without_a_command_says_why() -> None:
 
 def test_every_command_agrees_with_its_fields() -> None:
     """The command is the record: its ``--rules``, ``--option``, ``--a`` (or a search
-    ceiling's ``--spec``), ``--b``, ``--deals`` and ``--seed`` are the record's fields, and
-    it runs the arena (``dehla-arena``) or a benchmark script that exists."""
+    ceiling's ``--spec``), ``--b``, the partners (``--partner-a``, ``--partner-b``),
+    ``--deals`` and ``--seed`` are the record's fields, and it runs the arena
+    (``dehla-arena``) or a benchmark script that exists."""
     for r in RESULT_RECORDS:
         if r["command"] is None:
             continue
@@ -169,8 +171,10 @@ def test_every_command_agrees_with_its_fields() -> None:
             "b": flags["--b"][0],
             "deals": int(flags["--deals"][0]),
             "seed": int(flags["--seed"][0]),
+            "partner_a": flags.get("--partner-a", [None])[0],
+            "partner_b": flags.get("--partner-b", [None])[0],
         }
-        want = {key: r[key] for key in got}
+        want = {key: r.get(key) for key in got}
         assert got == want, (r["id"], got, want)
 
 
@@ -217,7 +221,7 @@ def test_every_kept_network_is_used_and_every_shipped_policy_has_a_headline() ->
     """The networks kept in ``results/networks/`` are each needed by some record, every
     shipped network is measured by some record, and every shipped policy has exactly
     one headline (primary) record against ``hard``."""
-    named = {path for r in RESULT_RECORDS for path in r["checkpoints"]}
+    named = {path for r in RESULT_RECORDS + TABLES.load("partners")["records"] for path in r["checkpoints"]}
     for file in sorted((RESULTS / "networks").glob("*.pt")) + sorted(SHIPPED.glob("*.pt")):
         assert str(file.relative_to(ROOT)) in named, f"{file.relative_to(ROOT)} is named by no record"
     shipped = TABLES.load("shipped")["records"]
@@ -265,3 +269,35 @@ def test_the_published_ladders_were_fitted_with_the_shipped_policies() -> None:
             for policy, digest in ladder["policies"].items():
                 file = SHIPPED / f"{policy.removeprefix('policy:')}.pt"
                 assert _sha256(file) == digest, (preset, mode, policy)
+
+
+def test_the_partner_records_agree_with_their_commands_networks_and_scores() -> None:
+    """Each record of the partner-robust arm: its command names its agents, opponent,
+    ruleset and deals; every network it seats has the hash it was measured with; the
+    matrix and intervals cover every pairing, each interval around its figure; the
+    held-out partners are agents of the table other than the candidates, and the stored
+    held-out score is what the matrix gives."""
+    from agents.arena.cli import split_agents  # the bench's own reading of --crossplay
+
+    for r in TABLES.load("partners")["records"]:
+        flags = _flags(r["command"])
+        assert shlex.split(r["command"])[0] == "dehla-bench", r["id"]
+        assert split_agents(flags["--crossplay"][0]) == r["agents"] and flags["--opponent"][0] == r["opponent"]
+        assert flags["--rules"][0] == r["rules"] and int(flags["--deals"][0]) == r["deals"]
+        used = {
+            f"agents/checkpoints/{w}.pt" if "/" not in w and not w.endswith(".pt") else w
+            for spec in r["agents"]
+            for w in re.findall(r"policy:([^,\s]+)", spec)
+        }
+        assert set(r["checkpoints"]) == used, r["id"]
+        for path, digest in r["checkpoints"].items():
+            assert _sha256(ROOT / path) == digest, (r["id"], path)
+        for lead in r["agents"]:
+            assert set(r["matrix"][lead]) == set(r["intervals"][lead]) == set(r["agents"]), lead
+            for partner, (lo, hi) in r["intervals"][lead].items():
+                assert 0.0 <= lo <= r["matrix"][lead][partner] <= hi <= 1.0, (lead, partner)
+        held, candidates = set(r["held_out"]), set(r["candidates"])
+        assert held <= set(r["agents"]) and candidates <= set(r["agents"]) and not held & candidates, r["id"]
+        for name in r["candidates"]:
+            mean, lo, hi = TABLES.held_out_score(r, name)
+            assert r["held_out_score"][name] == {"figure": mean, "interval": [lo, hi]}, name

@@ -160,3 +160,97 @@ def _load(rules, sd) -> PolicyNet:
     net = _net(rules)
     net.load_state_dict(sd)
     return net.eval()
+
+
+# ---------------------------------------------------------------------------- partners
+def _partner_rollout(
+    opponents: dict[str, float], partners: dict[str, float] | None, seed: int, games: int = 24
+) -> tuple[selfplay.Rollout, list, selfplay.Partners | None]:
+    rules = make_rules("dehla")
+    env = VectorEnv(rules, num_envs=games, autoreset_mode="same_step", final_obs=False, copy=False)
+    pool = OpponentPool(opponents, rules=rules)
+    rng = np.random.default_rng(seed)
+    net = _net(rules)
+    players = pool.policies(rules, rng, lambda sd: net)
+    side = None
+    if partners is not None:
+        partner_pool = OpponentPool(partners, rules=rules)
+        side = selfplay.Partners(partner_pool, partner_pool.policies(rules, rng, lambda sd: net))
+    reward = reward_weights({"win": 1.0, "tens": 0.25}, rules)
+    r = selfplay.collect(env, seed, net.masked_logits, pool, players, 2, rng, reward, partners=side)
+    return r, players, side
+
+
+def test_default_partners_make_the_rollout_the_trainer_always_made() -> None:
+    """Without partners the rollout is the one made before partners existed, draw for
+    draw: the digest pins that rollout's moves, masks and rewards. A shard given the
+    default weights (``{self: 1.0}``) is the shard given none."""
+    import hashlib
+
+    r, _, _ = _partner_rollout({"self": 0.4, "cardsense": 0.3, "hard": 0.3}, None, seed=21)
+    digest = hashlib.sha256()
+    for field in ("action", "done", "reward", "mask"):
+        digest.update(np.ascontiguousarray(getattr(r, field)).tobytes())
+    assert (len(r.action), r.decisions) == (1240, 2496)
+    assert digest.hexdigest()[:16] == "d9d0ef914568baf1"
+
+    rules = make_rules("dehla")
+    pool = OpponentPool({"self": 0.5, "hard": 0.5})
+    reward = reward_weights({"win": 1.0}, rules)
+    plain, explicit = (
+        selfplay.collect_shard(selfplay.shard_tasks(rules, 8, 1, (2, 0), 1, reward, _net(rules), pool, partners=p)[0])
+        for p in (None, {"self": 1.0})
+    )
+    for field in ("obs", "action", "logp", "reward", "done"):
+        assert np.array_equal(getattr(plain, field), getattr(explicit, field)), field
+
+
+def test_a_partner_population_stores_only_the_learners_own_seat() -> None:
+    """Beside a partner that is not itself the learner plays one seat: one trajectory
+    per hand against a bot (two with itself as partner), and one more on the other side
+    when the opponent is itself; which seat of its side it plays is drawn."""
+    alone, _, _ = _partner_rollout({"cardsense": 1.0}, {"cardsense": 1.0}, seed=6)
+    assert alone.hands == 48 and alone.done.sum() == 48
+    mixed, _, _ = _partner_rollout({"self": 1.0}, {"tensafe": 1.0}, seed=6)
+    assert mixed.done.sum() == 48 * 3  # its one seat, and both seats of the other side
+    half, _, _ = _partner_rollout({"cardsense": 1.0}, {"self": 0.5, "random": 0.5}, seed=6)
+    assert 48 < half.done.sum() < 96
+
+
+def test_a_scalar_hard_partner_is_a_mirror_of_its_own_and_plays_legal_moves() -> None:
+    """The real bot as a partner gets instances apart from the opponents' (a mirror must
+    see every move of its games): a mirror that missed a move would refuse the next one,
+    or not end with the batched hand. A noisy one plays random legal moves too."""
+    from agents.training.pool import NoisyPolicy, ScalarOpponent
+
+    for partner in ("hard", "noisy:hard,eps=0.5"):
+        r, opponents, side = _partner_rollout({"hard": 1.0}, {partner: 1.0}, seed=8, games=6)
+        assert side is not None and isinstance(side.players[1], ScalarOpponent)
+        assert side.players[1] is not opponents[1] and side.players[1].eps == (0.5 if "noisy" in partner else 0.0)
+        assert r.hands == 12 and r.done.sum() == 12
+        assert not opponents[1].games and not side.players[1].games  # every mirror ended with its hand
+    _, _, side = _partner_rollout({"cardsense": 1.0}, {"noisy:cardsense,eps=0.2": 1.0}, seed=8, games=6)
+    assert side is not None and isinstance(side.players[1], NoisyPolicy)
+
+
+@pytest.mark.parametrize(
+    "kind, phrase",
+    [
+        ("noisy:hard", "noisy:KIND,eps=P"),
+        ("noisy:hard,eps=1.5", "noisy:KIND,eps=P"),
+        ("noisy:self,eps=0.1", "not 'self'"),
+        ("noisy:grandmaster,eps=0.1", "neither one of"),
+    ],
+)
+def test_a_bad_noisy_kind_is_refused(kind: str, phrase: str) -> None:
+    with pytest.raises(ValueError, match=phrase):
+        OpponentPool({kind: 1.0})
+
+
+def test_a_noisy_kind_names_its_player_and_probability() -> None:
+    from agents.training.pool import parse_kind
+
+    assert parse_kind("hard") == ("hard", 0.0)
+    assert parse_kind("noisy:search:k=8,depth=3,eps=0.25") == ("search:k=8,depth=3", 0.25)
+    pool = OpponentPool({"self": 1.0, "noisy:hard,eps=0.3": 1.0, "noisy:cardsense,eps=0.1": 1.0})
+    assert pool.slot_names()[:3] == ["self", "noisy:cardsense,eps=0.1", "noisy:hard,eps=0.3"]

@@ -110,6 +110,39 @@ def test_a_killed_run_resumes_to_the_same_weights_as_an_uninterrupted_one(
         assert torch.equal(a["model"][k], b["model"][k]), k
 
 
+def test_a_run_with_partners_resumes_exactly_and_can_start_from_a_policy_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A partner population (the real bot on mirrors of its own, a noisy batched bot,
+    snapshots) comes from the run's seed and checkpointed pool alone: stopped after one
+    update and resumed, the run reaches the weights of one that never stopped. And
+    ``init_policy`` starts the policy from a policy file's weights."""
+    partners = "partners={self: 0.3, hard: 0.3, 'noisy:cardsense,eps=0.3': 0.2, snapshot: 0.2}"
+    settings = [*QUICK, "--override", partners, "--override", "imitation_hands=0", "--override", "num_games=16"]
+    straight = tmp_path / "straight"
+    rc, out, err = _main([*settings, "--override", "updates=2", "--override", f"runs_dir={straight}"], capsys)
+    assert rc == 0, out + err
+    stopped = tmp_path / "stopped"
+    rc, out, err = _main([*settings, "--override", "updates=1", "--override", f"runs_dir={stopped}"], capsys)
+    assert rc == 0, out + err
+    rc, out, err = _main(["--resume", str(_run_dir(stopped)), "--override", "updates=2"], capsys)
+    assert rc == 0 and "resumed" in out, out + err
+    a = torch.load(_run_dir(straight) / "checkpoint.pt", weights_only=True)
+    b = torch.load(_run_dir(stopped) / "checkpoint.pt", weights_only=True)
+    assert a["update"] == b["update"] == 2
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+
+    warm = tmp_path / "warm"
+    start = _run_dir(straight) / "policy.pt"
+    init = ["--override", f"init_policy={start}", "--override", "updates=0", "--override", f"runs_dir={warm}"]
+    rc, out, err = _main([*settings, *init], capsys)
+    assert rc == 0, out + err
+    c = torch.load(_run_dir(warm) / "checkpoint.pt", weights_only=True)
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], c["model"][k]), k
+
+
 def test_a_resume_with_an_overridden_learning_rate_trains_at_that_rate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -369,6 +402,13 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
             "eval_opponents/eval_deals: 'search:margin=inf'",
         ),
         "no eval deals": ([*quick, "--override", "eval_deals=0"], "deals must be at least 1"),
+        "unknown partner": ([*quick, "--override", "partners={grandmaster: 1}"], "setting partners: partner"),
+        "noisy self partner": ([*quick, "--override", "partners={'noisy:self,eps=0.2': 1}"], "setting partners:"),
+        "init policy of another network": (
+            [*quick, "--override", "init_policy=dehla"],
+            "setting init_policy: dehla is a",
+        ),
+        "missing init policy": ([*quick, "--override", "init_policy=nowhere"], "setting init_policy: policy:nowhere"),
         "alias bomb config": (["--config", str(tmp / "bomb.yaml")], "aliases (*name) are not allowed"),
         "alias bomb in a run's config": (["--resume", str(bombed)], "aliases (*name) are not allowed"),
         "alias in an override": ([*quick, "--override", "hidden=[&a 64, *a]"], "aliases (*name) are not allowed"),

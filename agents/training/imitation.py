@@ -125,9 +125,12 @@ def fit(
     gen: torch.Generator,
     stop: Stop,
     log: Callable[[str, float, int], None],
+    fit_policy: bool = True,
 ) -> float:
     """Fit by cross-entropy (policy) and regression (critic); returns the last epoch's
-    accuracy. ``log(tag, value, step)`` receives the losses."""
+    accuracy. ``log(tag, value, step)`` receives the losses. ``fit_policy`` false: the
+    critic only (a policy started from trained weights keeps them; its critic learns
+    what the teacher's hands are worth before PPO reads its advantages)."""
     obs = torch.from_numpy(data["obs"])
     priv = torch.from_numpy(data["priv"])
     mask = torch.from_numpy(data["mask"])
@@ -146,10 +149,11 @@ def fit(
             oi, mi, af = suit_permutation_maps(suits, players)
             o, m, y = obs[mb][:, oi], mask[mb][:, mi], torch.from_numpy(af)[act[mb]]
             c = priv[mb][:, torch.from_numpy(privileged_permutation(suits, players))]
-            logits = policy.masked_logits(o, m)
-            ce = nn.functional.cross_entropy(logits, y)
+            with torch.set_grad_enabled(fit_policy):
+                logits = policy.masked_logits(o, m)
+                ce = nn.functional.cross_entropy(logits, y)
             vloss = 0.5 * ((critic(torch.cat([o, c], -1)) - ret[mb]) ** 2).mean()
-            loss = ce + vf_coef * vloss
+            loss = (ce if fit_policy else 0.0) + vf_coef * vloss
             opt.zero_grad()
             loss.backward()
             opt.step()

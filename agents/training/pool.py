@@ -18,7 +18,14 @@ any other spec   an agent of :mod:`agents.registry` (``hard``, ``medium``,
                  ``search:k=8`` ...), the real bot: it plays on a scalar mirror of its
                  game (:class:`ScalarOpponent`), one view-based decision at a time, so
                  it costs what the bot costs (``hard``: about 0.5 ms a decision)
+``noisy:KIND,``  a batched bot or an agent spec that, with probability ``EPS`` per
+``eps=EPS``      decision, plays a uniformly random legal move instead of its own
+                 (``noisy:hard,eps=0.3``, ``noisy:search:k=8,eps=0.1``: ``eps`` is the
+                 last parameter): a weaker, less predictable version of the same player
 ===============  ====================================================================
+
+The same kinds name the trainer's ``partners`` (who sits beside the learner): a second
+pool of these, sharing this one's snapshots and warm start.
 
 A draw is a *slot*: 0 is ``self``, then one slot per batched bot named in the weights,
 then one per agent spec, then ``imitation``, then the snapshots.
@@ -35,7 +42,7 @@ import numpy as np
 
 from dehla_env.engine import MatchState
 from dehla_env.rules import Rules
-from dehla_env.vector import BatchPolicy
+from dehla_env.vector import BatchPolicy, random_legal
 from dehla_env.vector.engine import BatchEngine
 from dehla_env.view import view_of
 
@@ -45,7 +52,29 @@ from ..registry import make_agent, parse_spec
 
 #: the kinds that are not batched bots or agent specs
 SELF, SNAPSHOT, IMITATION = "self", "snapshot", "imitation"
+#: the prefix and the last parameter of a noisy kind: ``noisy:hard,eps=0.3``
+NOISY, EPS = "noisy:", ",eps="
 StateDict = dict[str, Any]
+
+
+def parse_kind(kind: str) -> tuple[str, float]:
+    """A kind's player and the probability of a random legal move in its stead: ``hard``
+    is (``hard``, 0), ``noisy:hard,eps=0.3`` is (``hard``, 0.3). ``ValueError`` for a
+    noisy kind without a probability in [0, 1] or around a kind that is the policy
+    itself (``self``, ``snapshot``, ``imitation``: a random move there would be sampled
+    by no one's policy)."""
+    if not kind.startswith(NOISY):
+        return kind, 0.0
+    base, sep, eps_text = kind[len(NOISY) :].rpartition(EPS)
+    try:
+        eps = float(eps_text) if sep else float("nan")
+    except ValueError:
+        eps = float("nan")
+    if not 0.0 <= eps <= 1.0:
+        raise ValueError(f"{kind!r}: a noisy kind is noisy:KIND,eps=P with P in [0, 1] as its last parameter")
+    if base in (SELF, SNAPSHOT, IMITATION) or base.startswith(NOISY) or not base:
+        raise ValueError(f"{kind!r}: noisy: takes a batched bot or an agent spec, not {base!r}")
+    return base, eps
 
 
 class OpponentPool:
@@ -57,7 +86,10 @@ class OpponentPool:
         """``rules``: also build every agent spec among the kinds once for this ruleset,
         so that an unusable one is an error now."""
         batched = {SELF, SNAPSHOT, IMITATION, *BATCHED_POLICIES}
-        for spec in sorted(set(weights) - batched):
+        for kind in sorted(weights):
+            spec = parse_kind(kind)[0]
+            if spec in batched:
+                continue
             try:
                 parse_spec(spec)
                 if rules is not None:
@@ -73,8 +105,8 @@ class OpponentPool:
         if max_snapshots < 1:
             raise ValueError(f"max_snapshots must be at least 1, not {max_snapshots}")
         self.weights = dict(weights)
-        self.bots = [k for k in weights if k in BATCHED_POLICIES]
-        self.agents = [k for k in weights if k not in batched]
+        self.bots = [k for k in weights if parse_kind(k)[0] in BATCHED_POLICIES]
+        self.agents = [k for k in weights if parse_kind(k)[0] not in batched]
         self.max_snapshots = max_snapshots
         self.snapshots: list[StateDict] = []
         self.imitation: StateDict | None = None
@@ -132,9 +164,17 @@ class OpponentPool:
         def seed() -> int:
             return int(rng.integers(2**31))
 
+        def bot(kind: str) -> BatchPolicy:
+            name, eps = parse_kind(kind)
+            bot_seed = seed()
+            player = make_batched_policy(name, rules.players, bot_seed)
+            return player if eps == 0 else NoisyPolicy(player, eps, bot_seed)
+
         out: list[BatchPolicy | ScalarOpponent | None] = [None]
-        out += [make_batched_policy(name, rules.players, seed()) for name in self.bots]
-        out += [ScalarOpponent(spec, rules, seed()) for spec in self.agents]
+        out += [bot(kind) for kind in self.bots]
+        for kind in self.agents:
+            spec, eps = parse_kind(kind)
+            out.append(ScalarOpponent(spec, rules, seed(), eps))
         out.append(None if self.imitation is None else TorchPolicy(frozen(self.imitation), seed=seed()))
         out += [TorchPolicy(frozen(s), seed=seed()) for s in self.snapshots]
         return out
@@ -157,9 +197,13 @@ class ScalarOpponent:
     ``tests/test_vector_equivalence.py``). A fresh agent per seat and hand, as in the
     arena."""
 
-    def __init__(self, spec: str, rules: Rules, seed: int) -> None:
-        self.spec, self.rules = spec, rules
+    def __init__(self, spec: str, rules: Rules, seed: int, eps: float = 0.0) -> None:
+        """``eps``: the probability, per decision, of a uniformly random legal move in
+        place of the agent's (a noisy kind); its draws come from a generator of their own,
+        so the agents' seeds are those of ``eps`` 0."""
+        self.spec, self.rules, self.eps = spec, rules, eps
         self.rng = np.random.default_rng(seed)
+        self.noise = np.random.default_rng([seed, 1]) if eps > 0 else None
         self.games: dict[int, tuple[MatchState, list[Agent]]] = {}
 
     def start(self, engine: BatchEngine, games: np.ndarray) -> None:
@@ -181,7 +225,11 @@ class ScalarOpponent:
         out = np.empty(len(games), np.int64)
         for i, (g, s) in enumerate(zip(games.tolist(), seats.tolist(), strict=True)):
             match, agents = self.games[g]
-            out[i] = agents[s].act(view_of(match, s))
+            if self.noise is not None and self.noise.random() < self.eps:
+                legal = match.legal_actions()
+                out[i] = legal[int(self.noise.integers(len(legal)))]
+            else:
+                out[i] = agents[s].act(view_of(match, s))
         return out
 
     def played(self, engine: BatchEngine, games: np.ndarray, actions: np.ndarray, ended: np.ndarray) -> None:
@@ -198,3 +246,20 @@ class ScalarOpponent:
                 del self.games[g]
             else:
                 self._chance(engine, g)
+
+
+class NoisyPolicy:
+    """A batched policy that, with probability ``eps`` per decision, plays a uniformly
+    random legal move instead (a noisy kind); its draws come from a generator of its
+    own, so the inner policy sees the seed it would have had without noise."""
+
+    def __init__(self, inner: BatchPolicy, eps: float, seed: int) -> None:
+        self.inner, self.eps = inner, eps
+        self.rng = np.random.default_rng([seed, 1])
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions = np.asarray(self.inner(obs, mask), np.int64).copy()
+        swap = self.rng.random(len(actions)) < self.eps
+        if swap.any():
+            actions[swap] = random_legal(mask[swap], self.rng)
+        return actions

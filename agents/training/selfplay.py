@@ -17,6 +17,13 @@ its log-probability, and a trajectory key (one seat's decisions in one hand). Th
 returned arrays are sorted by trajectory and time, with ``done`` on each trajectory's
 last decision and the hand's reward on it: what GAE reads.
 
+*Partners*: by default the learner plays every seat of its side (its partner is
+itself). Given :class:`Partners` (the trainer's ``partners`` setting), a second pool
+draws per game and hand who sits beside it as well; when the draw is not ``self`` the
+learner plays one seat of its side, drawn at random, and the partner kind the side's
+other seats, so the policy learns to play with partners other than itself. Only the
+learner's own decisions are stored, as always.
+
 Every game starts a rollout on a fresh hand and finishes it inside the rollout, so no
 trajectory spans two rollouts: a rollout depends only on the env's seed, the pool and
 the generator it is given, and a resumed run repeats it exactly.
@@ -47,7 +54,7 @@ from dehla_env.vector.observe import float_observations
 
 from ..gc_pause import cycle_collection_paused
 from ..policy import PolicyNet
-from .pool import OpponentPool, ScalarOpponent, StateDict
+from .pool import SELF, OpponentPool, ScalarOpponent, StateDict
 
 
 @dataclass
@@ -78,6 +85,17 @@ class Rollout:
         return float_observations(self.obs[rows], self.obs_scale)
 
 
+@dataclass(frozen=True)
+class Partners:
+    """Who sits beside the learner: a pool of kinds (the opponents' kinds, sharing
+    their pool's snapshots and warm start) and its players for one rollout
+    (``pool.policies(...)``; an agent spec's :class:`ScalarOpponent` is an instance of
+    its own, apart from the opponents', since a mirror must see every move of its games)."""
+
+    pool: OpponentPool
+    players: list[Any]
+
+
 def sample_masked(logits: torch.Tensor, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Actions sampled from masked logits with a numpy generator (reproducible across
     torch versions and thread counts), and their log-probabilities."""
@@ -100,6 +118,7 @@ def collect(
     rng: np.random.Generator,
     reward: Mapping[RewardKind, float],
     relabel: bool = False,
+    partners: Partners | None = None,
 ) -> Rollout:
     """Deal fresh hands in every game of ``env`` from ``seed`` and play ``rounds`` hands in
     each; see the module docstring. ``policy`` maps (k, D) observations and (k, 85) masks
@@ -111,7 +130,10 @@ def collect(
     another, so a renamed game is the same game): its observation, mask and privileged
     features are relabelled, its move is mapped back to the game's names, and what is
     stored is what it saw and chose, so the rollout stays on-policy for PPO. The network
-    meets every position under all 24 namings instead of the one it was dealt in."""
+    meets every position under all 24 namings instead of the one it was dealt in.
+
+    ``partners``: see the module docstring (``None``: the learner is its own partner;
+    the rollout is then the one it always was, draw for draw)."""
     rules = env.rules
     n, N = rules.players, env.num_envs
     tables = relabel_tables(n)
@@ -126,17 +148,27 @@ def collect(
     decisions = hands = pool_hands = 0
     score = 0.0
     t_env = t_pol = 0.0
-    scalar = [k for k, o in enumerate(opponents) if isinstance(o, ScalarOpponent)]
     for r in range(rounds):
         slot = pool.draw(rng, N)
         side = rng.integers(2, size=N)
         suits = rng.integers(len(ALL_PERMUTATIONS), size=N) if relabel else None
+        pslot = solo = np.zeros(N, np.int64)  # partner slot 0: the learner is its own partner
+        if partners is not None:
+            pslot = partners.pool.draw(rng, N)
+            solo = side + 2 * rng.integers(n // 2, size=N)  # the learner's one seat beside another partner
+        # (players, their slot per game): the opposing side's, and the learner's partners'
+        groups = ((opponents, slot), ([] if partners is None else partners.players, pslot))
         active = np.arange(N)
-        for k in scalar:
-            opponents[k].start(env.engine, np.flatnonzero(slot == k))
+        for players, slots in groups:
+            for k, player in enumerate(players):
+                if isinstance(player, ScalarOpponent):
+                    player.start(env.engine, np.flatnonzero(slots == k))
         while len(active):
             s = seat[active]
-            learn = (s % 2 == side[active]) | (slot[active] == 0)
+            own = s % 2 == side[active]
+            learn = own | (slot[active] == 0)
+            if partners is not None:
+                learn &= ~own | (pslot[active] == 0) | (s == solo[active])
             actions = np.empty(len(active), np.int64)
             t0 = time.perf_counter()
             li = np.flatnonzero(learn)
@@ -166,18 +198,22 @@ def collect(
                     rec["key"].append((r * N + gc) * n + s[li][choice])
             t1 = time.perf_counter()
             t_pol += t1 - t0
-            oi = np.flatnonzero(~learn)
-            if len(oi):
-                oslot = slot[active[oi]]
-                for k in np.unique(oslot).tolist():
-                    j = oi[oslot == k]
-                    g = active[j]
-                    opp = opponents[k]
-                    actions[j] = opp(g, s[j]) if k in scalar else opp(env.float_view(obs[g]), mask[g])
+            for (players, slots), theirs in zip(groups, (~learn & ~own, ~learn & own), strict=True):
+                oi = np.flatnonzero(theirs)
+                if len(oi):
+                    oslot = slots[active[oi]]
+                    for k in np.unique(oslot).tolist():
+                        j = oi[oslot == k]
+                        g = active[j]
+                        opp = players[k]
+                        scalar = isinstance(opp, ScalarOpponent)
+                        actions[j] = opp(g, s[j]) if scalar else opp(env.float_view(obs[g]), mask[g])
             o2, m2, s2, _, ended, final = env.step_games(active, actions)
-            for k in scalar:
-                mine = slot[active] == k
-                opponents[k].played(env.engine, active[mine], actions[mine], ended[mine])
+            for players, slots in groups:
+                for k, player in enumerate(players):
+                    if isinstance(player, ScalarOpponent):
+                        mine = slots[active] == k
+                        player.played(env.engine, active[mine], actions[mine], ended[mine])
             obs[active] = o2
             mask[active] = m2
             seat[active] = s2
@@ -243,6 +279,7 @@ class RolloutTask:
     max_snapshots: int
     pool_state: dict[str, Any]
     relabel: bool = False  # collect's ``relabel``
+    partners: tuple[tuple[str, float], ...] = ((SELF, 1.0),)  # the partner pool's weights (collect's ``partners``)
 
 
 def shard_tasks(
@@ -255,10 +292,12 @@ def shard_tasks(
     policy: PolicyNet,
     pool: OpponentPool,
     relabel: bool = False,
+    partners: Mapping[str, float] | None = None,
 ) -> list[RolloutTask]:
     """The rollout seeded by ``seed`` as ``shards`` tasks of ``num_games / shards`` games
     (the first ones take the remainder). One shard has the seeds an unsharded rollout
-    of ``seed`` always had; shard ``w`` of several appends ``w`` to them."""
+    of ``seed`` always had; shard ``w`` of several appends ``w`` to them. ``partners``:
+    the partner pool's weights (``None``: the learner is its own partner)."""
     base = [num_games // shards + (w < num_games % shards) for w in range(shards)]
     if min(base) < 1:
         raise ValueError(f"{num_games} games cannot be split over {shards} shards")
@@ -285,6 +324,7 @@ def shard_tasks(
                 max_snapshots=pool.max_snapshots,
                 pool_state=pool_state,
                 relabel=relabel,
+                partners=((SELF, 1.0),) if partners is None else tuple(partners.items()),
             )
         )
     return tasks
@@ -322,6 +362,11 @@ def collect_shard(task: RolloutTask) -> Rollout:
     pool.load_state(task.pool_state)
     rng = np.random.default_rng(list(task.rng_seed))
     opponents = pool.policies(task.rules, rng, frozen)
+    partners = None
+    if any(w > 0 for kind, w in task.partners if kind != SELF):  # else today's rollout, draw for draw
+        partner_pool = OpponentPool(dict(task.partners), task.max_snapshots)
+        partner_pool.load_state(task.pool_state)  # the opponents' snapshots and warm start
+        partners = Partners(partner_pool, partner_pool.policies(task.rules, rng, frozen))
     policy = frozen(task.model)
     # one torch thread wherever the shard runs: a matmul's sums are ordered by its
     # threads, and the log-probabilities (and, rarely, a sampled move) with them
@@ -331,7 +376,7 @@ def collect_shard(task: RolloutTask) -> Rollout:
         with torch.no_grad(), cycle_collection_paused():
             return collect(
                 _ENVS[key], list(task.env_seed), policy.masked_logits, pool, opponents, task.rounds, rng,
-                dict(task.reward), task.relabel,
+                dict(task.reward), task.relabel, partners,
             )  # fmt: skip
     finally:
         torch.set_num_threads(threads)

@@ -20,8 +20,8 @@ from dehla_env.rules import Rules, RulesError, make_rules
 from ..arena import check_duel
 from ..cluster import RayCluster
 from ..cluster import connect as cluster_for
-from ..policy import ARCHITECTURES, CheckpointError, PolicyNet, ValueNet, read_checkpoint
-from ..registry import make_agent
+from ..policy import ARCHITECTURES, CheckpointError, PolicyNet, ValueNet, load_policy, read_checkpoint
+from ..registry import make_agent, policy_path
 from .pool import OpponentPool
 from .runs import SetupError, one_line
 
@@ -42,6 +42,7 @@ def check_setup(
     reward: Mapping[str, float],
     agent_specs: Sequence[tuple[str, str]],
     evaluation: tuple[Sequence[str], int, int] | None = None,
+    partners: Mapping[str, float] | None = None,
 ) -> None:
     """``agent_specs``: (setting, spec) of every agent the run will build besides the
     evaluation opponents (the teacher); each must build for ``rules``. ``evaluation``:
@@ -49,7 +50,8 @@ def check_setup(
     put through the arena's own check of a duel (:func:`agents.arena.check_duel`: the
     deals, the seed, and each spec parsed with its declared bounds and built), so an
     opponent the duel would refuse (``search:margin=inf``) ends the run here, not at
-    the first evaluation."""
+    the first evaluation. ``partners``: the partner pool's weights (the kinds of
+    ``opponents``; ``None``: the learner is its own partner)."""
     if arch not in ARCHITECTURES:
         raise SetupError(f"setting arch: {arch!r} is not one of {', '.join(ARCHITECTURES)}")
     try:
@@ -57,6 +59,11 @@ def check_setup(
         reward_weights(reward, rules)
     except ValueError as e:
         raise SetupError(f"settings opponents/max_snapshots/reward: {one_line(e)}") from None
+    if partners is not None:
+        try:
+            OpponentPool(partners, max_snapshots, rules)
+        except ValueError as e:
+            raise SetupError(f"setting partners: {one_line(e).replace('opponent', 'partner')}") from None
     for key, spec in agent_specs:
         try:
             make_agent(spec, rules, seed=0)
@@ -69,6 +76,22 @@ def check_setup(
                 check_duel(rules, spec, spec, deals, seed)
             except ValueError as e:
                 raise SetupError(f"settings eval_opponents/eval_deals: {spec!r:.60}: {one_line(e)}") from None
+
+
+def init_weights(name: str, rules: Rules, policy: PolicyNet) -> dict[str, torch.Tensor]:
+    """The weights of ``init_policy`` (a shipped name, ``policy:NAME`` or a policy file),
+    checked against the run: the same ruleset and the network these settings build, so
+    a mismatch ends the run here in one line."""
+    where = name.removeprefix("policy:")
+    try:
+        net, trained_for = load_policy(policy_path(where))
+    except ValueError as e:  # a CheckpointError is one
+        raise SetupError(f"setting init_policy: {one_line(e)}") from None
+    if trained_for != rules:
+        raise SetupError(f"setting init_policy: {name} plays {trained_for.name}, not this run's {rules.name}")
+    if net.config() != policy.config():
+        raise SetupError(f"setting init_policy: {name} is a {net.config()}, not this run's {policy.config()}")
+    return net.state_dict()
 
 
 def connect(backend: str, address: str | None, workers: int) -> RayCluster | None:
