@@ -17,80 +17,35 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("DEHLA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = os.environ.get("DEHLA_CHROMEDRIVER") or shutil.which("chromedriver") or "/usr/bin/chromedriver"
-os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must never download a browser or driver
-
-if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
-    pytest.skip("chromium/chromedriver absent: apt-get install -y chromium chromium-driver", allow_module_level=True)
-pytest.importorskip("selenium", reason="selenium absent: pip install selenium")
-pytest.importorskip("starlette", reason="the web extra is not installed: pip install dehla[web]")
-
-from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import TimeoutException, WebDriverException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from tests.browser import (  # skips without Chromium, selenium or the web extra
+    ROOT,
+    ActionChains,
+    By,
+    Select,
+    TimeoutException,
+    WebDriverWait,
+    chrome,
+    web_server,
+)
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The real command on a free port, bots without delay; yields (address, record folder)."""
     records = tmp_path / "records"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agents.web", "--port", "0", "--record-dir", str(records), "--bot-delay", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"),
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if "http://127.0.0.1:" not in line:
-        proc.kill()
-        raise AssertionError(f"no address printed: {line!r} {proc.stderr.read() if proc.stderr else ''}")
-    try:
-        yield next(w for w in line.split() if w.startswith("http://")), records
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)
+    with web_server(records) as address:
+        yield address + "/", records
 
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Any]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--no-proxy-server",
-        f"--user-data-dir={tmp_path / 'chromium-profile'}",
-        "--window-size=1366,900",
-    ):
-        options.add_argument(arg)
-    try:
-        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    except WebDriverException as e:
-        pytest.skip(f"chromium does not start here: {e.msg}")
+    driver = chrome(tmp_path / "chromium-profile")
     try:
         yield driver
     finally:

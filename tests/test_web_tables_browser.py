@@ -10,9 +10,6 @@ Skips with one line when Chromium, its driver or Selenium is missing (see
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -23,65 +20,18 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("DEHLA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = os.environ.get("DEHLA_CHROMEDRIVER") or shutil.which("chromedriver") or "/usr/bin/chromedriver"
-os.environ.setdefault("SE_OFFLINE", "true")
-
-if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
-    pytest.skip("chromium/chromedriver absent: apt-get install -y chromium chromium-driver", allow_module_level=True)
-pytest.importorskip("selenium", reason="selenium absent: pip install selenium")
-pytest.importorskip("starlette", reason="the web extra is not installed: pip install dehla[web]")
-
-from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import WebDriverException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
+from tests.browser import chrome, web_server  # skips without Chromium, selenium or the web extra
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     records = tmp_path / "records"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agents.web", "--port", "0", "--record-dir", str(records), "--bot-delay", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"),
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if "http://127.0.0.1:" not in line:
-        proc.kill()
-        raise AssertionError(f"no address printed: {line!r}")
-    try:
-        yield next(w for w in line.split() if w.startswith("http://")).rstrip("/"), records
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)
+    with web_server(records) as address:
+        yield address, records
 
 
 def _driver(profile: Path) -> Any:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--no-proxy-server",
-        f"--user-data-dir={profile}",
-        "--window-size=412,900",  # a phone's width
-    ):
-        options.add_argument(arg)
-    try:
-        return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    except WebDriverException as e:
-        pytest.skip(f"chromium does not start here: {e.msg}")
+    return chrome(profile, width=412)  # a phone's width
 
 
 @pytest.fixture
