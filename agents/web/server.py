@@ -253,6 +253,17 @@ def _int_or_none(body: dict[str, Any], key: str) -> int | None:
     return value
 
 
+def move_fields(body: dict[str, Any]) -> tuple[int | None, int | None]:
+    """Check a move request's body (``{"move": TEXT, "seat"?, "version"?}``: the move's
+    text present and short) and return its ``seat`` and ``version``; :class:`ApiError`
+    (400) otherwise. The game page and the study's page send the same body."""
+    if "move" not in body:
+        raise ApiError(400, 'malformed body: {"move": TEXT} expected, e.g. {"move": "TS"}')
+    if isinstance(body["move"], str) and len(body["move"]) > MAX_MOVE:
+        raise ApiError(400, f"malformed move: a move is at most {MAX_MOVE} characters (TS, trump:S, bid:8H)")
+    return _int_or_none(body, "seat"), _int_or_none(body, "version")
+
+
 def _shown(value: Any, limit: int = 40) -> str:
     """``repr(value)`` cut to ``limit`` characters, for an error that echoes what was sent."""
     text = repr(value)
@@ -367,12 +378,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def move(request: Request) -> Response:
         game, lock = store.get(request.path_params["game_id"])
         body = await _body(request)
-        if "move" not in body:
-            raise ApiError(400, 'malformed body: {"move": TEXT} expected, e.g. {"move": "TS"}')
-        if isinstance(body["move"], str) and len(body["move"]) > MAX_MOVE:
-            raise ApiError(400, f"malformed move: a move is at most {MAX_MOVE} characters (TS, trump:S, bid:8H)")
-        seat = _int_or_none(body, "seat")
-        version = _int_or_none(body, "version")
+        seat, version = move_fields(body)
         async with lock:
             if not store.holds(game):
                 raise ApiError(404, f"no game {game.id!r} here: it was left or expired (start a new game)")

@@ -34,7 +34,7 @@ from starlette.routing import Route
 from dehla_env.errors import IllegalMoveError
 
 from .bots import BotCancelled, decision_seed, thinks
-from .server import MAX_MOVE, STATIC_DIR, ApiError, _body, _int_or_none
+from .server import STATIC_DIR, ApiError, _body, _int_or_none, move_fields
 from .study import Participant, Study, StudyFull, StudyHand, StudyRefusal
 from .table import table_state
 
@@ -132,12 +132,7 @@ def attach_study(app: Starlette, study: Study, base: str = "") -> list[str]:
     async def move(request: Request) -> Response:
         p, lock = participant(request)
         body = await _body(request)
-        if "move" not in body:
-            raise ApiError(400, 'malformed body: {"move": TEXT} expected, e.g. {"move": "TS"}')
-        if isinstance(body["move"], str) and len(body["move"]) > MAX_MOVE:
-            raise ApiError(400, f"malformed move: a move is at most {MAX_MOVE} characters (TS, trump:S, bid:8H)")
-        seat = _int_or_none(body, "seat")
-        version = _int_or_none(body, "version")
+        seat, version = move_fields(body)
         async with lock:
             hand = playing(p)
             game = hand.game
