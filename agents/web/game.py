@@ -144,24 +144,35 @@ class WebGame:
         Raises :class:`IllegalMoveError` (naming move, seat and rule) and changes
         nothing when the move is malformed, out of turn or illegal.
         """
-        shown = text if isinstance(text, str) else repr(text)
         if seat is not None and seat != self.human:
+            shown = text if isinstance(text, str) else repr(text)
             raise IllegalMoveError(shown, seat, f"seat {seat} is played by a bot here; you are seat {self.human}")
+        self.play_for(self.human, text)
+
+    def play_for(self, seat: int, text: Any) -> None:
+        """A person's move for ``seat``, a seat a person plays: checked against the match
+        (over, between hands, not this seat's turn), parsed as R6 text and applied; the
+        engine's error, and no change, if refused."""
+        shown = text if isinstance(text, str) else repr(text)
         match = self.match
         if match.is_terminal():
-            raise IllegalMoveError(shown, self.human, f"the match is over (winner {match.winner})")
+            raise IllegalMoveError(shown, seat, f"the match is over (winner {match.winner})")
         hand = match.hand
         if hand.phase == Phase.DONE:
-            raise IllegalMoveError(shown, self.human, "the hand is over: deal the next hand first")
-        if match.current_player() != self.human:
-            raise IllegalMoveError(shown, self.human, f"it is not your turn: {hand.due_text()}")
+            raise IllegalMoveError(shown, seat, "the hand is over: deal the next hand first")
+        if match.current_player() != seat:
+            raise IllegalMoveError(shown, seat, f"it is not your turn: {hand.due_text()}")
         if not isinstance(text, str):
-            raise IllegalMoveError(shown, self.human, "a move is a text such as TS, trump:S, bid:8H or pass", "R6")
+            raise IllegalMoveError(shown, seat, "a move is a text such as TS, trump:S, bid:8H or pass", "R6")
         try:
             action = parse_action(text)
         except ValueError as e:
-            raise IllegalMoveError(text, self.human, f"malformed move ({e})", "R6") from None
-        self._apply(self.human, action)
+            raise IllegalMoveError(text, seat, f"malformed move ({e})", "R6") from None
+        self._apply(seat, action)
+
+    def is_person(self, seat: int) -> bool:
+        """Whether a person plays ``seat`` (here: the one person's seat)."""
+        return seat == self.human
 
     # ------------------------------------------------------------------ bots and chance
     def bot_turn(self) -> tuple[int, Agent, PlayerView] | None:
@@ -173,7 +184,7 @@ class WebGame:
         """
         match = self.match
         seat = match.current_player()
-        if seat < 0 or seat == self.human:
+        if seat < 0 or self.is_person(seat):
             return None
         return seat, self.bots[seat], view_of(match, seat)
 

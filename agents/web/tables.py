@@ -48,7 +48,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from dehla_env.actions import parse_action
 from dehla_env.engine import HandSummary, MatchState, Phase
 from dehla_env.errors import IllegalMoveError
 from dehla_env.rules import PRESETS, Rules, RulesError, make_rules
@@ -205,30 +204,13 @@ class SharedGame(WebGame):
 
     def play(self, text: Any, seat: int | None = None) -> None:
         """A person's move for ``seat`` (R6 text); the engine's error, and no change, if refused."""
-        shown = text if isinstance(text, str) else repr(text)
         if seat is None or seat not in self.people:
+            shown = text if isinstance(text, str) else repr(text)
             raise IllegalMoveError(shown, seat, f"seat {seat} is not a person's seat at this table")
-        match = self.match
-        if match.is_terminal():
-            raise IllegalMoveError(shown, seat, f"the match is over (winner {match.winner})")
-        hand = match.hand
-        if hand.phase == Phase.DONE:
-            raise IllegalMoveError(shown, seat, "the hand is over: deal the next hand first")
-        if match.current_player() != seat:
-            raise IllegalMoveError(shown, seat, f"it is not your turn: {hand.due_text()}")
-        if not isinstance(text, str):
-            raise IllegalMoveError(shown, seat, "a move is a text such as TS, trump:S, bid:8H or pass", "R6")
-        try:
-            action = parse_action(text)
-        except ValueError as e:
-            raise IllegalMoveError(text, seat, f"malformed move ({e})", "R6") from None
-        self._apply(seat, action)
+        self.play_for(seat, text)
 
-    def bot_turn(self) -> tuple[int, Any, PlayerView] | None:
-        seat = self.match.current_player()
-        if seat < 0 or seat in self.people:
-            return None
-        return seat, self.bots[seat], view_of(self.match, seat)
+    def is_person(self, seat: int) -> bool:
+        return seat in self.people
 
     def seat_to_bot(self, seat: int, spec: str, agent: Any) -> None:
         self.people.discard(seat)
