@@ -4,7 +4,7 @@ An agent maps what one seat may know to a legal action of the flat layout
 (:mod:`dehla_env.actions`): :meth:`Agent.act` takes the seat's
 :class:`~dehla_env.view.PlayerView`, the one place that decides what a seat may know
 (R0.6). A neural policy encodes the view itself (:func:`dehla_env.encoding.encode_view`);
-for whole batches of encoded observations see :mod:`agents.batched`. Agents are seeded
+for whole batches of encoded observations see :mod:`agents.bots.batched`. Agents are seeded
 at construction and never touch a global random generator.
 """
 

@@ -28,10 +28,9 @@ from typing import Any
 
 import gymnasium
 
+from agents.registry import make_agent
 from dehla_env.rules import Rules
 from dehla_env.wrappers import MAX_HAND_STEPS, SingleAgentEnv
-
-from .registry import make_agent
 
 ENV_IDS: dict[str, str] = {
     "DehlaPakad-v0": "dehla",

@@ -33,6 +33,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from agents.registry import make_agent, spec_help
 from dehla_env.actions import (
     PASS_ACTION,
     TRUMP_OFFSET,
@@ -48,8 +49,6 @@ from dehla_env.commands import typed_command
 from dehla_env.engine import DRAWN, MatchState, Phase, TrumpContext
 from dehla_env.rules import PRESETS, MatchScoring, Rules, TrumpMaking, make_rules, parse_option_pairs
 from dehla_env.view import PlayerView, view_of
-
-from .registry import make_agent, spec_help
 
 _SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 #: ``--symbols`` output, by suit letter

@@ -35,14 +35,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agents.base import Agent, RandomAgent
+from agents.bots.heuristic import EasyAgent, HardAgent, MediumAgent
 from dehla_env.rules import Rules
 
-from .base import Agent, RandomAgent
-from .heuristic import EasyAgent, HardAgent, MediumAgent
-
 if TYPE_CHECKING:  # torch is imported only when a policy agent is made
-    from .belief import PlayLikelihood
-    from .policy import PolicyAgent
+    from agents.nets.policy import PolicyAgent
+    from agents.search.belief import PlayLikelihood
 
 #: where the shipped policies live (package data): ``policy:NAME`` is ``NAME.pt`` here
 SHIPPED_POLICIES = Path(__file__).resolve().parent / "checkpoints"
@@ -159,7 +158,7 @@ def _hard(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
 
 
 def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
-    from .search import PLAYOUT_RULES, SearchAgent
+    from agents.search.pimc import PLAYOUT_RULES, SearchAgent
 
     playout = p["playout"]
     if p["batch"]:
@@ -203,7 +202,7 @@ def _policy_param(p: dict[str, Any], rules: Rules, key: str) -> PolicyAgent | No
         return None
     if p[key].partition(":")[0] != "policy":
         raise ValueError(f"search: {key} is a policy spec such as policy:dehla, not {p[key]!r}")
-    from .policy import PolicyAgent
+    from agents.nets.policy import PolicyAgent
 
     agent = make_agent(p[key], rules)
     assert isinstance(agent, PolicyAgent)
@@ -240,7 +239,7 @@ def _policy(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     path = policy_path(p["path"])
     if importlib.util.find_spec("torch") is None:
         raise ValueError("policy agents need torch: pip install 'dehla[train]'")
-    from .policy import PolicyAgent
+    from agents.nets.policy import PolicyAgent
 
     return PolicyAgent(path, rules, seed, sample=p["sample"], relabel=p["relabel"])
 
@@ -256,9 +255,9 @@ _SCALAR_ONLY = ("budget_ms", "exact", "opp")
 
 
 def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
-    from .batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
-    from .batched_search import BatchedSearchAgent
-    from .policy import PolicyAgent
+    from agents.bots.batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
+    from agents.nets.policy import PolicyAgent
+    from agents.search.batched import BatchedSearchAgent
 
     search = AGENTS["search"]
     given = [key for key in _SCALAR_ONLY if p[key] != search.param(key).default]
@@ -294,10 +293,10 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
 
 def _belief(p: dict[str, Any], rules: Rules) -> PlayLikelihood | None:
     """The ``belief`` of a batched search spec: the likelihood of the plays seen under a
-    policy network (:class:`agents.belief.PlayLikelihood`), or None."""
+    policy network (:class:`agents.search.belief.PlayLikelihood`), or None."""
     if p["belief"] is None:
         return None
-    from .belief import PlayLikelihood
+    from agents.search.belief import PlayLikelihood
 
     model = _policy_param(p, rules, "belief")
     assert model is not None

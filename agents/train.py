@@ -69,8 +69,8 @@ except ModuleNotFoundError as missing:  # the train extra is not installed
     raise SystemExit(f"{PROG} needs the train extra ({missing.name} is missing): pip install 'dehla[train]'") from None
 
 from agents.arena import run_duel  # noqa: E402
-from agents.export import play_checkpoint  # noqa: E402
-from agents.policy import PolicyNet, ValueNet, policy_checkpoint  # noqa: E402
+from agents.nets.export import play_checkpoint  # noqa: E402
+from agents.nets.policy import PolicyNet, ValueNet, policy_checkpoint  # noqa: E402
 from agents.training import imitation, selfplay  # noqa: E402
 from agents.training.batches import critic_values, learner_inputs  # noqa: E402
 from agents.training.pool import OpponentPool  # noqa: E402
@@ -116,9 +116,9 @@ class Args:
     critic_hidden: list[int] | None = None
     """hidden layer sizes of the critic (none: hidden)"""
     card_features: bool = True
-    """append the card-counting features of agents.features to the policy's input"""
+    """append the card-counting features of agents.nets.features to the policy's input"""
     arch: str = "mlp"
-    """policy network: mlp, or suits (agents.suitnet: equivariant under renaming suits)"""
+    """policy network: mlp, or suits (agents.nets.suitnet: equivariant under renaming suits)"""
     init_policy: str = ""
     """start the policy from these weights (a shipped name such as dehla, or a policy
     file) instead of at random; its network must be the one these settings describe.

@@ -4,11 +4,11 @@
 
 Plays ``--hands`` seeded ``dehla`` hands with four ``--players`` bots. At every card
 decision with a choice from the third trick on, it draws ``--worlds`` consistent deals
-from the view (:class:`agents.sampler.WorldSampler`), weighs them with
-:class:`agents.belief.PlayLikelihood` (``--model``, by default ``policy:dehla-playout``) at
+from the view (:class:`agents.bots.sampler.WorldSampler`), weighs them with
+:class:`agents.search.belief.PlayLikelihood` (``--model``, by default ``policy:dehla-playout``) at
 each power, and scores the weighted worlds by the mean log-probability they give each
 unseen card's true holder (probabilities clipped at 0.001). Power 0 is the uniform
-sampler. Higher is better; :data:`agents.belief.POWER` was chosen with it.
+sampler. Higher is better; :data:`agents.search.belief.POWER` was chosen with it.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import argparse
 import numpy as np
 
 from agents.arena import deal_deck
-from agents.belief import PlayLikelihood
-from agents.policy import PolicyAgent
+from agents.bots.sampler import WorldSampler
+from agents.nets.policy import PolicyAgent
 from agents.registry import make_agent
-from agents.sampler import WorldSampler
+from agents.search.belief import PlayLikelihood
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
 from dehla_env.view import view_of

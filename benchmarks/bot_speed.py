@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from agents.arena import deal_deck, play_hand
+from agents.arena.stats import format_table
 from agents.registry import make_agent
-from agents.stats import format_table
 from dehla_env.rules import make_rules
 
 CONFIGS: list[tuple[str, dict[str, Any]]] = [

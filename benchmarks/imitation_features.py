@@ -1,5 +1,5 @@
 """Ablation: how well a policy network imitates the hard bot with and without the
-card-counting features of :mod:`agents.features`.
+card-counting features of :mod:`agents.nets.features`.
 
     python benchmarks/imitation_features.py [--hands 7000] [--epochs 12] [--deals 400] [--arch mlp]
 
@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 
 from agents.arena import run_duel
-from agents.policy import ARCHITECTURES, PolicyNet, ValueNet, policy_checkpoint
+from agents.nets.policy import ARCHITECTURES, PolicyNet, ValueNet, policy_checkpoint
 from agents.training import imitation
 from agents.training.runs import Stop, save_checkpoint
 from dehla_env.encoding import observation_size, privileged_size

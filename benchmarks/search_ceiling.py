@@ -6,7 +6,7 @@
 A measurement, not an agent: the arena's own duel (:func:`agents.arena.play.play_deal`:
 its duplicate deals, seeds, seating and scoring) with A's searcher (any ``search:``
 spec) handed the *true* deal as every world it samples. Each worker process swaps
-:meth:`agents.sampler.WorldSampler.sample` for one that returns the hand being played,
+:meth:`agents.bots.sampler.WorldSampler.sample` for one that returns the hand being played,
 which the arena's ``view_of`` call records just before A decides. Nothing else changes:
 the same playout network, depth, solver and tie-breaks as the fair search of that spec.
 
@@ -34,11 +34,11 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 import agents.arena.play as arena_play  # noqa: E402
-from agents import sampler  # noqa: E402
 from agents.arena.play import Task  # noqa: E402
 from agents.arena.pool import chunks, execute, worker_init  # noqa: E402
 from agents.arena.results import DuelResult  # noqa: E402
-from agents.sampler import Deal  # noqa: E402
+from agents.bots.sampler import Deal  # noqa: E402
+from agents.bots import sampler  # noqa: E402
 from dehla_env.engine import HandState, MatchState  # noqa: E402
 from dehla_env.engine.hand import FIRST_STAGE_CARDS  # noqa: E402
 from dehla_env.rules import make_rules, parse_option_pairs  # noqa: E402

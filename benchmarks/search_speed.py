@@ -40,9 +40,9 @@ import numpy as np
 from agents.arena import play_hand
 from agents.base import Agent
 from agents.bench.deals import preset_for
+from agents.bots.sampler import WorldSampler
 from agents.registry import SHIPPED_POLICIES, make_agent
-from agents.sampler import WorldSampler
-from agents.solver import Solver, position_of, solvable
+from agents.search.solver import Solver, position_of, solvable
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
 from dehla_env.engine import HandState, Phase

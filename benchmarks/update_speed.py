@@ -30,7 +30,7 @@ import torch  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 from agents import train  # noqa: E402
-from agents.policy import PolicyNet, ValueNet  # noqa: E402
+from agents.nets.policy import PolicyNet, ValueNet  # noqa: E402
 from agents.training.runs import Stop  # noqa: E402
 from agents.training.selfplay import Rollout  # noqa: E402
 from dehla_env.actions import NUM_ACTIONS  # noqa: E402

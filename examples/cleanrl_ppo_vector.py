@@ -9,7 +9,7 @@ logits, ``info["seat"]`` says who acts, ``info["rewards"]`` holds every seat's r
 the step. A hand's reward arrives when it ends, so each decision's return is the
 final reward of the seat that made it (gamma = 1 within a hand; decisions of hands
 still open at the end of a rollout are left out of the loss). At the end the policy
-plays side 0 against a batched bot (``agents.batched``) on fresh games.
+plays side 0 against a batched bot (``agents.bots.batched``) on fresh games.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 import dehla_env
-from agents.batched import TorchPolicy, make_batched_policy
+from agents.bots.batched import TorchPolicy, make_batched_policy
 from dehla_env.vector import LearnerVectorEnv
 
 

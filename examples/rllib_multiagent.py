@@ -3,7 +3,7 @@
     pip install 'dehla[rllib]'      # in its own environment: Ray pins its own gymnasium
     python examples/rllib_multiagent.py [--iterations 3] [--workers 0] [--address auto]
 
-``agents.rllib.ppo_config`` is the glue (env creator, observation keys, the shared masked
+``agents.distributed.rllib.ppo_config`` is the glue (env creator, observation keys, the shared masked
 module); the rest is RLlib's own API. ``--address auto`` joins a running cluster
 (``ray start --head`` on the head node); otherwise a local Ray starts on this machine.
 """
@@ -14,7 +14,7 @@ import argparse
 
 import ray
 
-from agents.rllib import ppo_config
+from agents.distributed.rllib import ppo_config
 
 
 def main(argv: list[str] | None = None) -> float:

@@ -5,7 +5,7 @@
 
 Tianshou's ``PettingZooEnv`` takes ``dehla_env.env()`` as it is: the observation's
 ``action_mask`` becomes ``obs.mask`` and ``agent_id`` names the seat to act. Seats 0 and
-2 play a batched bot of this project (``agents.batched.CardSensePolicy``, fed Tianshou's
+2 play a batched bot of this project (``agents.bots.batched.CardSensePolicy``, fed Tianshou's
 batch of observations and masks), seats 1 and 3 Tianshou's own masked random policy.
 The collector runs whole hands in a ``DummyVectorEnv`` and the card-sense side should
 win most of them. Replace either policy by a learning algorithm (DQN, PPO) to train.
@@ -25,11 +25,11 @@ from tianshou.data import Batch, Collector
 from tianshou.env import DummyVectorEnv, PettingZooEnv
 
 import dehla_env
-from agents.batched import CardSensePolicy
+from agents.bots.batched import CardSensePolicy
 
 
 class BatchedBotPolicy(Policy):
-    """A batched bot of ``agents.batched`` as a Tianshou policy (reads obs and mask only)."""
+    """A batched bot of ``agents.bots.batched`` as a Tianshou policy (reads obs and mask only)."""
 
     def __init__(self, action_space: gymnasium.spaces.Space, bot: Any) -> None:
         super().__init__(action_space=action_space)

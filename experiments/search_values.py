@@ -3,7 +3,7 @@
 Distilling the search's *chosen* move made the policy worse (0.58 -> 0.48 against
 ``hard``): many labels are ties between equivalent cards, and a hard label says "this
 card, not that one" where the search saw no difference. Here the label is the search's
-*value* of every legal move instead (:attr:`agents.search.SearchAgent.last_scores`: the
+*value* of every legal move instead (:attr:`agents.search.pimc.SearchAgent.last_scores`: the
 mean over the sampled worlds of the playout's score, win 1 / no winner 0.5 / loss 0 plus
 the margin tie-break), and the policy is fitted to one of two soft targets
 (:func:`search_targets`):
@@ -50,9 +50,9 @@ from typing import Literal
 import numpy as np
 import torch
 
-from agents.policy import PolicyNet, load_policy, policy_checkpoint
+from agents.nets.policy import PolicyNet, load_policy, policy_checkpoint
 from agents.registry import make_agent, policy_path
-from agents.search import SearchAgent
+from agents.search.pimc import SearchAgent
 from agents.training.runs import Interrupted, Stop, parse_command_line, save_checkpoint
 from agents.training.workers import Workers
 from dehla_env.actions import NUM_ACTIONS

@@ -162,3 +162,40 @@ def test_the_comparison_check_sees_what_it_looks_for() -> None:
         "same = entry.name == 'policy'\n"  # an agent's name, not a ruleset's
     )
     assert [line for line, _ in _name_comparisons(ast.parse(code), words)] == [1, 2, 4]
+
+
+AGENT_LAYERS = {
+    # package -> the agents packages it may import (besides itself and dehla_env)
+    "base": set(),
+    "gc_pause": set(),
+    "nets": {"base"},
+    "bots": {"base", "nets"},
+    "search": {"base", "nets", "bots", "gc_pause"},
+    "distributed": set(),
+    "registry": {"base", "nets", "bots", "search"},
+    "envs": {"registry"},
+}
+
+
+def _agent_package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_the_bot_layers_point_one_way() -> None:
+    """Networks below bots below search below the registry; none of them imports an
+    application (arena, bench, training, web, the terminal game)."""
+    offenders = []
+    for module, deps in _graph().items():
+        package = _agent_package(module)
+        if not module.startswith("agents.") or package not in AGENT_LAYERS:
+            continue
+        allowed = AGENT_LAYERS[package] | {package}
+        offenders += [f"{module} -> {d}" for d in deps if d.startswith("agents.") and _agent_package(d) not in allowed]
+    assert offenders == []
+
+
+def test_every_package_says_what_it_holds() -> None:
+    for init in sorted((ROOT / "agents").rglob("__init__.py")) + sorted((ROOT / "dehla_env").rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text()))
+        assert doc and len(doc) > 80, f"{init.relative_to(ROOT)} has no docstring saying what it holds"

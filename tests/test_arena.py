@@ -24,8 +24,7 @@ from agents.arena import (
     split_agents,
 )
 from agents.arena.pool import LineProgress
-from agents.registry import spec_help
-from agents.stats import (
+from agents.arena.stats import (
     bootstrap_ci,
     bradley_terry,
     elo_scale,
@@ -36,6 +35,7 @@ from agents.stats import (
     ratio_ci,
     z_value,
 )
+from agents.registry import spec_help
 from dehla_env.rules import make_rules
 
 ROOT = Path(__file__).resolve().parents[1]

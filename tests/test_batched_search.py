@@ -1,4 +1,4 @@
-"""``search:batch=1`` (agents/batched_search.py): the search's worlds played out on the
+"""``search:batch=1`` (agents/search/batched.py): the search's worlds played out on the
 batched engine. Legal in every four-player ruleset, information-fair, and its playout
 scores are the scores of the hands the reference engine plays with the same moves."""
 
@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from agents.arena import play_hand
-from agents.batched import make_batched_policy
-from agents.batched_search import BatchedSearchAgent
-from agents.heuristic import HardAgent
+from agents.bots.batched import make_batched_policy
+from agents.bots.heuristic import HardAgent
+from agents.bots.sampler import WorldSampler, match_for
 from agents.registry import make_agent
-from agents.sampler import WorldSampler, match_for
-from agents.search import outcome_score, tricks_left
-from agents.solver import Solver, position_of, result_cuts, solvable
+from agents.search.batched import BatchedSearchAgent
+from agents.search.pimc import outcome_score, tricks_left
+from agents.search.solver import Solver, position_of, result_cuts, solvable
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
 from dehla_env.encoding import ObservationEncoder
@@ -149,7 +149,7 @@ def test_a_playout_scores_the_hand_the_reference_engine_plays_with_the_same_move
 def test_a_playout_within_rdepth_tricks_of_the_end_scores_what_the_solver_gives(name: str, options: dict) -> None:
     """With ``rdepth`` a row leaves the batch at the first trick boundary within
     ``rdepth`` tricks of the end where the scalar search's solver takes the position
-    (:func:`agents.solver.solvable`), and scores what that solver gives the reference
+    (:func:`agents.search.solver.solvable`), and scores what that solver gives the reference
     engine's hand played with the same moves; the other rows play to the end."""
     rules = make_rules(name, **options)
     match, view = next(_positions(rules, 12, every=3))
@@ -219,7 +219,7 @@ def _scoring_one_move(view, best: int, batches: list[Counter[int]]):
 def test_with_prune_the_moves_clearly_behind_after_a_quarter_of_the_worlds_are_not_played_again(
     prune: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Successive elimination (agents.search.eliminate) in batches: with the playouts
+    """Successive elimination (agents.search.pimc.eliminate) in batches: with the playouts
     scoring one move 1 and the others 0, the others are 1 behind after the first
     quarter of the worlds (more than prune / sqrt(4)) and only that move is played out
     on the rest; without prune every move is played on every world, in one batch."""
@@ -252,7 +252,7 @@ def test_a_deterministic_network_is_not_asked_where_one_move_is_legal() -> None:
     """With a greedy network playing the worlds out, a row with one legal action takes
     it without an observation or a forward pass; the playout scores are those of asking
     the network on every row (its masked argmax is that action)."""
-    from agents.batched import TorchPolicy
+    from agents.bots.batched import TorchPolicy
 
     rules = make_rules("dehla")
     _match, view = next(_positions(rules, 12, every=3))

@@ -1,4 +1,4 @@
-"""``belief`` (agents/belief.py): sampled worlds weighted by how likely the plays seen
+"""``belief`` (agents/search/belief.py): sampled worlds weighted by how likely the plays seen
 are in them. The replay must show each seat what it saw then (R0.6), the real deal must
 look likelier than a random consistent one, and nothing is weighed before the full deal
 (R0.3, R1.4)."""
@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.belief import PlayLikelihood, _first_stage_tricks, _public_plays
-from agents.heuristic import HardAgent
+from agents.bots.heuristic import HardAgent
+from agents.bots.sampler import Deal, WorldSampler
 from agents.registry import make_agent
-from agents.sampler import Deal, WorldSampler
+from agents.search.belief import PlayLikelihood, _first_stage_tricks, _public_plays
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import cards_in, shuffled_deck
 from dehla_env.encoding import ObservationEncoder

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.policy import PolicyNet, load_policy
+from agents.nets.policy import PolicyNet, load_policy
 from agents.registry import make_agent, policy_path
 from agents.training.distil import Settings, agreement, collect, fit, main
 from agents.training.runs import Stop
@@ -68,7 +68,7 @@ def test_too_few_positions_for_the_holdout_is_one_line(tmp_path: Path) -> None:
 
 def test_the_shipped_playout_network_plays_dehla_above_chance_and_records_its_command() -> None:
     from agents.arena import run_duel
-    from agents.policy import read_checkpoint
+    from agents.nets.policy import read_checkpoint
     from agents.registry import SHIPPED_POLICIES
 
     path = SHIPPED_POLICIES / "dehla-playout.pt"

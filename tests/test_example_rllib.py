@@ -30,7 +30,7 @@ def test_the_rllib_env_keeps_the_rules_and_renames_the_keys() -> None:
     pytest.importorskip("ray.rllib", reason="the rllib extra: pip install 'dehla[rllib]' (its own environment)")
     import numpy as np
 
-    from agents.rllib import rllib_env
+    from agents.distributed.rllib import rllib_env
 
     env = rllib_env({"rules": "court-piece"})
     obs, _info = env.reset(seed=1)

@@ -1,4 +1,4 @@
-"""python -m agents.export: play-only policy files, snapshot averaging, TorchScript."""
+"""python -m agents.nets.export: play-only policy files, snapshot averaging, TorchScript."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents.export import average_state_dicts, main
-from agents.policy import PolicyNet, load_policy
+from agents.nets.export import average_state_dicts, main
+from agents.nets.policy import PolicyNet, load_policy
 from dehla_env.encoding import observation_size
 from dehla_env.rules import make_rules
 
@@ -108,7 +108,7 @@ def test_an_onnx_policy_plays_a_whole_hand_legally_through_onnxruntime(tmp_path:
     pytest.importorskip("onnx", reason="the onnx extra: pip install 'dehla[onnx]'")
     import numpy as np
 
-    from agents.policy import PolicyAgent, export_onnx
+    from agents.nets.policy import PolicyAgent, export_onnx
     from dehla_env import raw_env
 
     net = PolicyNet(OBS, (32,), card_features=True)

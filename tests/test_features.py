@@ -1,4 +1,4 @@
-"""The card-counting features (agents/features.py) on hand-built positions, and a
+"""The card-counting features (agents/nets/features.py) on hand-built positions, and a
 policy built on them through the checkpoint, TorchScript and agent paths."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.features import NUM_CARD_FEATURES, CardFeatures
-from agents.policy import PolicyAgent, PolicyNet, export_torchscript, load_policy
+from agents.nets.features import NUM_CARD_FEATURES, CardFeatures
+from agents.nets.policy import PolicyAgent, PolicyNet, export_torchscript, load_policy
 from dehla_env.cards import NUM_CARDS, parse_card
 from dehla_env.encoding import ObservationEncoder, observation_size
 from dehla_env.engine import MatchState

@@ -26,7 +26,7 @@ def deal_with_first_five(rules_name: str, five: str, seat: int = CALLER) -> Matc
 )
 def test_easy_names_its_longest_suit_trump_the_others_weigh_the_honours(level: str, suit: str) -> None:
     """Three small clubs against the ace and king of spades: length alone says clubs;
-    length and honours (agents.knowledge.trump_strength) say spades."""
+    length and honours (agents.bots.knowledge.trump_strength) say spades."""
     match = deal_with_first_five("court-piece", "2C 3C 4C AS KS")
     assert match.hand.phase == Phase.TRUMP and match.hand.to_act == CALLER
     agent = make_agent(level, match.rules, seed=0)
@@ -76,7 +76,7 @@ def test_the_chance_of_holding_one_of_some_unseen_cards_is_hypergeometric() -> N
     probability C(u - k, h) / C(u, h); the counting bots' table gives the complement."""
     from math import comb
 
-    from agents.knowledge import p_holds_any
+    from agents.bots.knowledge import p_holds_any
 
     for unseen in (1, 5, 13, 26, 39):
         for held in range(0, 14):

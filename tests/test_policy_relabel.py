@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.policy import PolicyAgent
+from agents.nets.policy import PolicyAgent
 from agents.registry import make_agent
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.augment import suit_permutation_maps
@@ -48,7 +48,7 @@ def _mlp_policy_file(path, rules) -> str:
     it): a network with no symmetry built in, as every MLP is."""
     import torch
 
-    from agents.policy import PolicyNet, policy_checkpoint
+    from agents.nets.policy import PolicyNet, policy_checkpoint
     from dehla_env.encoding import observation_size
 
     torch.manual_seed(3)
@@ -91,7 +91,7 @@ def test_relabelling_averages_log_probabilities_and_keeps_moves_legal() -> None:
 def test_a_search_takes_the_relabelled_prior_with_its_own_relabel_parameter() -> None:
     """A nested spec cannot carry its own commas, so ``search:...,prior=policy:NAME,relabel=1``
     gives the search the prior that ``policy:NAME,relabel=1`` plays."""
-    from agents.search import SearchAgent
+    from agents.search.pimc import SearchAgent
 
     rules = make_rules("dehla")
     for spec in (
@@ -108,13 +108,13 @@ def test_a_search_takes_the_relabelled_prior_with_its_own_relabel_parameter() ->
 
 
 def test_an_exported_relabelled_module_gives_the_mean_of_the_relabelled_logits(tmp_path) -> None:
-    """``python -m agents.export ... --relabel``: the TorchScript module computes
+    """``python -m agents.nets.export ... --relabel``: the TorchScript module computes
     :class:`RelabelledNet`; a policy file takes no ``--relabel`` (its spec does). The ONNX
     graph's moves are held to the relabelled agent's in ``tests/test_export.py``."""
     import torch
 
-    from agents.export import main
-    from agents.policy import PolicyNet, RelabelledNet
+    from agents.nets.export import main
+    from agents.nets.policy import PolicyNet, RelabelledNet
 
     net = PolicyNet(826, (32,), card_features=True)
     torch.save(
@@ -129,7 +129,7 @@ def test_an_exported_relabelled_module_gives_the_mean_of_the_relabelled_logits(t
 
 @pytest.mark.parametrize("name", ["dehla", "dehla-direct", "court-piece", "coat-pees"])
 def test_a_shipped_suits_policy_plays_a_renamed_game_as_the_renamed_original_without_averaging(name: str) -> None:
-    """The shipped policies of these rulesets are suits networks (``agents.suitnet``):
+    """The shipped policies of these rulesets are suits networks (``agents.nets.suitnet``):
     equivariant by their structure."""
     rules = make_rules(name)
     plain = make_agent(f"policy:{name}", rules, 0)

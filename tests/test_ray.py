@@ -27,7 +27,7 @@ pytestmark = pytest.mark.ray
 ray = pytest.importorskip("ray", reason="the ray extra: pip install 'dehla[ray]' (its own environment)")
 
 from agents.arena import run_duel, run_round_robin  # noqa: E402
-from agents.cluster import RayCluster  # noqa: E402
+from agents.distributed.cluster import RayCluster  # noqa: E402
 from dehla_env.rules import make_rules  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,7 +102,7 @@ def test_a_killed_rollout_worker_is_replaced_and_its_shard_collected_again(clust
     import numpy as np
     import torch
 
-    from agents.policy import PolicyNet
+    from agents.nets.policy import PolicyNet
     from agents.training import selfplay
     from agents.training.pool import OpponentPool
     from dehla_env.encoding import observation_size

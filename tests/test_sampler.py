@@ -1,4 +1,4 @@
-"""The hidden-hand sampler (agents/sampler.py): constraints, uniformity, worlds.
+"""The hidden-hand sampler (agents/bots/sampler.py): constraints, uniformity, worlds.
 
 Every sampled deal must agree with what the seat knows (R0.6): its own hand, the cards
 played, the hand sizes and the undealt stock (R0.3 staged deal), the voids shown
@@ -16,7 +16,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents.sampler import STOCK, WorldSampler, holders_of, match_for, world_state
+from agents.bots.sampler import STOCK, WorldSampler, holders_of, match_for, world_state
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import SUIT_MASKS
 from dehla_env.engine import HandState, Phase
@@ -299,7 +299,7 @@ def test_the_samplers_shuffle_is_randoms_shuffle() -> None:
     same state, and leaves the generator where it would, so every deal drawn stays the same."""
     import random
 
-    from agents.sampler import _shuffle
+    from agents.bots.sampler import _shuffle
 
     for seed in range(300):
         for size in (0, 1, 2, 5, 13, 32, 39, 52):

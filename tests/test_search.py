@@ -1,4 +1,4 @@
-"""The ``search`` bot (agents/search.py): information-fair, legal everywhere, usable
+"""The ``search`` bot (agents/search/pimc.py): information-fair, legal everywhere, usable
 wherever an agent is (registry specs, the arena, the terminal game)."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from agents.arena import play_hand, run_duel
-from agents.heuristic import HardAgent
+from agents.bots.heuristic import HardAgent
+from agents.bots.sampler import WorldSampler, match_for
 from agents.registry import make_agent
-from agents.sampler import WorldSampler, match_for
-from agents.search import SearchAgent, greedy_action, rule_action
+from agents.search.pimc import SearchAgent, greedy_action, rule_action
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
 from dehla_env.engine import Phase

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import agents.arena.play as arena_play
-from agents import sampler
+from agents.bots import sampler
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.policy import load_policy
+from agents.nets.policy import load_policy
 from agents.training.runs import Stop
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.rules import make_rules

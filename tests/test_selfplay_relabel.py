@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.policy import PolicyNet
+from agents.nets.policy import PolicyNet
 from agents.training import selfplay
 from agents.training.pool import OpponentPool
 from dehla_env.augment import relabel_tables

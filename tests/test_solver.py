@@ -1,4 +1,4 @@
-"""The open-hands solver (agents/solver.py) against plain minimax over the engine.
+"""The open-hands solver (agents/search/solver.py) against plain minimax over the engine.
 
 The reference is the engine itself: ``HandState.clone()`` / ``apply_action`` over every
 legal card, the hand's own tallies at the end (R1.5 middle and takes, R2.3 capture,
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.solver import (
+from agents.search.solver import (
     M_DEHLA,
     M_POINTS,
     M_TENS,

@@ -1,4 +1,4 @@
-"""``arch: suits``: a policy network that treats the four suits alike (agents.suitnet).
+"""``arch: suits``: a policy network that treats the four suits alike (agents.nets.suitnet).
 
 Renaming the suits maps a game to the same game (R0.4: the trick rule knows only the suit
 led and trump; R4.2: bids follow the suits named), so the network's logits for a renamed
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.features import CardFeatures, net_input_layout
-from agents.policy import CheckpointError, PolicyAgent, PolicyNet, policy_from_checkpoint
+from agents.nets.features import CardFeatures, net_input_layout
+from agents.nets.policy import CheckpointError, PolicyAgent, PolicyNet, policy_from_checkpoint
 from dehla_env.augment import (
     ALL_PERMUTATIONS,
     action_suit_groups,
@@ -139,7 +139,7 @@ def test_an_mlp_checkpoint_config_is_unchanged() -> None:
 def test_a_suits_network_exports_to_onnx_with_the_same_logits(tmp_path) -> None:
     ort = pytest.importorskip("onnxruntime", reason="the onnx extra: pip install 'dehla[onnx]'")
     pytest.importorskip("onnx", reason="the onnx extra: pip install 'dehla[onnx]'")
-    from agents.policy import export_onnx
+    from agents.nets.policy import export_onnx
 
     torch.manual_seed(2)
     net = PolicyNet(826, (16, 16), True, arch="suits").eval()

@@ -541,7 +541,7 @@ def test_a_shipped_policy_loads_by_name_plays_its_game_and_refuses_others(name: 
     ``hard`` in court-piece, too close for 40 deals) and refuses every other one
     (options included) in one line."""
     from agents.arena import run_duel
-    from agents.policy import load_policy
+    from agents.nets.policy import load_policy
     from agents.registry import SHIPPED_POLICIES, make_agent
     from dehla_env import make_rules
 
@@ -577,13 +577,13 @@ def test_shipped_policy_plays_seats_in_the_gymnasium_wrapper() -> None:
         obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
         done = terminated or truncated
     assert reward in (-1.0, 0.0, 1.0)
-    from agents.policy import PolicyAgent
+    from agents.nets.policy import PolicyAgent
 
     assert isinstance(env.unwrapped._policies[2], PolicyAgent)
 
 
 def test_policy_export_to_torchscript_and_onnx(tmp_path: Path) -> None:
-    from agents.policy import PolicyNet, export_onnx, export_torchscript
+    from agents.nets.policy import PolicyNet, export_onnx, export_torchscript
     from dehla_env import make_rules
     from dehla_env.encoding import observation_size
 
@@ -606,7 +606,7 @@ def test_policy_export_to_torchscript_and_onnx(tmp_path: Path) -> None:
 def test_a_policy_file_rewritten_in_place_is_loaded_again(tmp_path: Path) -> None:
     """Training's evaluation rewrites one policy file; the per-process cache must not
     keep playing the first version (it once did)."""
-    from agents.policy import PolicyNet, cached_policy
+    from agents.nets.policy import PolicyNet, cached_policy
     from dehla_env import make_rules
     from dehla_env.encoding import observation_size
 
@@ -656,7 +656,7 @@ def _fixed_rollout(policy, size: int, seed: int):
 
 
 def _nets():
-    from agents.policy import PolicyNet, ValueNet
+    from agents.nets.policy import PolicyNet, ValueNet
 
     torch.manual_seed(0)
     return PolicyNet(200, (64, 32)), ValueNet(208, (64, 32))
@@ -714,7 +714,7 @@ def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: 
     observation codes; a minibatch read from them gives, bit for bit, the logits and
     values the networks compute from the float32 observations themselves, in float32
     and in bfloat16 autocast."""
-    from agents.policy import PolicyNet, ValueNet
+    from agents.nets.policy import PolicyNet, ValueNet
 
     torch.manual_seed(0)
     policy, critic = PolicyNet(826, (64, 32), card_features=True), ValueNet(826 + 8, (64, 32))

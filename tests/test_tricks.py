@@ -58,7 +58,7 @@ def test_batched_engine_positions_are_the_rule() -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.permutations(range(NUM_CARDS)), st.integers(-1, 3), st.integers(0, 3))
 def test_the_solvers_last_trick_is_the_rule(deck: list[int], trump: int, leader: int) -> None:
-    from agents.solver import M_TRICKS, _last_trick
+    from agents.search.solver import M_TRICKS, _last_trick
 
     cards = deck[:4]  # by seat
     hands = [1 << c for c in cards]
@@ -71,7 +71,7 @@ def test_the_solvers_last_trick_is_the_rule(deck: list[int], trump: int, leader:
 def test_card_features_beats_is_the_rule() -> None:
     """The policy network's "beats the card now winning" feature, on real positions."""
     torch = pytest.importorskip("torch")
-    from agents.features import NUM_CARD_FEATURES, CardFeatures
+    from agents.nets.features import NUM_CARD_FEATURES, CardFeatures
     from dehla_env import MatchState, make_rules, view_of
     from dehla_env.encoding import encode_view
 
@@ -101,7 +101,7 @@ def test_card_features_beats_is_the_rule() -> None:
 
 
 def test_knowledge_beats_is_the_rule() -> None:
-    from agents.knowledge import Knowledge
+    from agents.bots.knowledge import Knowledge
     from dehla_env import MatchState, make_rules, view_of
 
     rng = np.random.default_rng(5)

@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.policy import CheckpointError, PolicyNet, load_policy, read_checkpoint  # noqa: E402
+from agents.nets.policy import CheckpointError, PolicyNet, load_policy, read_checkpoint  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from dehla_env import make_rules  # noqa: E402
 from dehla_env.encoding import observation_size  # noqa: E402
@@ -88,7 +88,7 @@ def test_the_loader_refuses_a_payload_and_runs_nothing(tmp_path: Path) -> None:
             "2",
         ],
         ["-m", "agents.play", "--rules", "dehla", "--partner", "policy:{path}"],
-        ["-m", "agents.export", "{path}", "--out", "{tmp}/out.pt"],
+        ["-m", "agents.nets.export", "{path}", "--out", "{tmp}/out.pt"],
         ["-c", "import gymnasium, agents; gymnasium.make('DehlaPakad-v0', opponents='policy:{path}')"],
     ],
     ids=["arena", "arena-2-workers", "play", "export", "gymnasium"],
@@ -169,7 +169,7 @@ def test_a_crafted_checkpoint_is_refused_before_torch_allocates_it(tmp_path: Pat
     assert path.stat().st_size < 1 << 20
     code = f"""
 import resource, time
-from agents.policy import CheckpointError, load_policy
+from agents.nets.policy import CheckpointError, load_policy
 from agents.registry import make_agent
 from dehla_env import make_rules
 def peak(): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from agents.batched import CardSensePolicy, RandomPolicy, TenSafePolicy, TorchPolicy, make_batched_policy
+from agents.bots.batched import CardSensePolicy, RandomPolicy, TenSafePolicy, TorchPolicy, make_batched_policy
 from dehla_env import IllegalMoveError
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.encoding import layout_for

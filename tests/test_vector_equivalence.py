@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.batched import CardSensePolicy
+from agents.bots.batched import CardSensePolicy
 from dehla_env import make_rules
 from dehla_env.encoding import ObservationEncoder, decode, privileged_features
 from dehla_env.engine import MatchState, Phase

@@ -11,7 +11,7 @@ and B on {0, 2}; same dealer, same cards, same chance generator for the R1.4 dra
 agent at seat ``s`` is made fresh for each game with a seed derived from ``(seed, i,
 s)`` only, so results do not depend on the number of worker processes, and an agent
 against itself scores exactly 0.5. The pair of games is the statistical unit (see
-:mod:`agents.stats`).
+:mod:`agents.arena.stats`).
 
 **Cross-play.** A side's *lead* seat is its lowest seat: seat 0 when the side sits on
 {0, 2} and seat 1 when it sits on {1, 3}. The lead seat plays the side's spec (``--a``
@@ -62,12 +62,12 @@ one match, one duplicate deal), :mod:`.results` (records, figures, tables),
 
 from __future__ import annotations
 
-from .cli import build_parser, main, split_agents
-from .deals import FixedDeals, agent_seed, chance_rng, deal_dealer, deal_deck, match_deck, seat_specs
-from .play import MATCH_HAND_CAP, MODES, DealRecord, HandOutcome, Task, play_deal, play_hand
-from .plot import plot_ladder
-from .results import DuelResult, RoundRobinResult, duel_ratings, points_matter
-from .run import check_duel, check_round_robin, run_duel, run_round_robin
+from agents.arena.cli import build_parser, main, split_agents
+from agents.arena.deals import FixedDeals, agent_seed, chance_rng, deal_dealer, deal_deck, match_deck, seat_specs
+from agents.arena.play import MATCH_HAND_CAP, MODES, DealRecord, HandOutcome, Task, play_deal, play_hand
+from agents.arena.plot import plot_ladder
+from agents.arena.results import DuelResult, RoundRobinResult, duel_ratings, points_matter
+from agents.arena.run import check_duel, check_round_robin, run_duel, run_round_robin
 
 __all__ = [
     "MATCH_HAND_CAP",

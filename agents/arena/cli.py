@@ -17,17 +17,16 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
+from agents.arena.play import MODES
+from agents.arena.plot import plot_ladder, require_matplotlib
+from agents.arena.pool import Terminated, sigterm_stops
+from agents.arena.results import DuelResult, RoundRobinResult, duel_ratings
+from agents.arena.run import MAX_DEALS, check_duel, check_round_robin, run_duel, run_round_robin
+from agents.distributed.cluster import BACKENDS, RayCluster
+from agents.distributed.cluster import connect as cluster_for
+from agents.registry import spec_help
 from dehla_env.commands import typed_command
 from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs
-
-from ..cluster import BACKENDS, RayCluster
-from ..cluster import connect as cluster_for
-from ..registry import spec_help
-from .play import MODES
-from .plot import plot_ladder, require_matplotlib
-from .pool import Terminated, sigterm_stops
-from .results import DuelResult, RoundRobinResult, duel_ratings
-from .run import MAX_DEALS, check_duel, check_round_robin, run_duel, run_round_robin
 
 PROG = typed_command("agents.arena")
 DEFAULT_A = "hard"

@@ -15,13 +15,21 @@ from typing import Any
 
 import numpy as np
 
+from agents.arena.deals import (
+    MATCH_DRAW,
+    FixedDeals,
+    agent_seed,
+    chance_rng,
+    deal_dealer,
+    deal_deck,
+    match_deck,
+    seat_specs,
+)
+from agents.base import Agent
+from agents.registry import make_agent
 from dehla_env.engine import DRAWN, NOBODY, MatchState, Phase
 from dehla_env.rules import Rules
 from dehla_env.view import PlayerView, view_of
-
-from ..base import Agent
-from ..registry import make_agent
-from .deals import MATCH_DRAW, FixedDeals, agent_seed, chance_rng, deal_dealer, deal_deck, match_deck, seat_specs
 
 MODES = ("hand", "match")
 MATCH_HAND_CAP = 1000  # a match with no max_hands stops here (a draw)

@@ -7,7 +7,7 @@ from types import ModuleType
 
 import numpy as np
 
-from ..stats import Ratings
+from agents.arena.stats import Ratings
 
 PLOT_EXTRA = "pip install 'dehla[plot]'"
 

@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from ..registry import weight_files
-from .play import Clock, DealRecord, Task, run_chunk
+from agents.arena.play import Clock, DealRecord, Task, run_chunk
+from agents.registry import weight_files
 
 if TYPE_CHECKING:
-    from ..cluster import RayCluster
+    from agents.distributed.cluster import RayCluster
 
 #: per task key: the duel's records (sorted by deal), its clock, and the chunks' summed wall time
 Collected = dict[Any, tuple[list[DealRecord], Clock, float]]

@@ -13,11 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from agents.arena.play import Clock, DealRecord
+from agents.arena.plot import plot_ladder
+from agents.arena.stats import Estimate, Ratings, bootstrap_ci, fit_ratings, format_table, mean_ci, ratio_ci
 from dehla_env.rules import Rules
-
-from ..stats import Estimate, Ratings, bootstrap_ci, fit_ratings, format_table, mean_ci, ratio_ci
-from .play import Clock, DealRecord
-from .plot import plot_ladder
 
 
 def points_matter(rules: Rules) -> bool:

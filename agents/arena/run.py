@@ -12,17 +12,16 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from agents.arena.deals import FixedDeals
+from agents.arena.play import MODES, Task
+from agents.arena.pool import chunks, execute, resolve_workers
+from agents.arena.results import DuelResult, RoundRobinResult
+from agents.arena.stats import fit_ratings
+from agents.registry import make_agent
 from dehla_env.rules import Rules
 
-from ..registry import make_agent
-from ..stats import fit_ratings
-from .deals import FixedDeals
-from .play import MODES, Task
-from .pool import chunks, execute, resolve_workers
-from .results import DuelResult, RoundRobinResult
-
 if TYPE_CHECKING:
-    from ..cluster import RayCluster
+    from agents.distributed.cluster import RayCluster
 
 
 def _check_specs(rules: Rules, specs: Sequence[str | None]) -> None:

@@ -31,6 +31,6 @@ each finished block of deals, so an interrupted run continues where it stopped
 (:mod:`.runner`).
 """
 
-from .deals import BENCH_VERSION, PRESETS, DealSet, Preset, preset_for
+from agents.bench.deals import BENCH_VERSION, PRESETS, DealSet, Preset, preset_for
 
 __all__ = ["BENCH_VERSION", "PRESETS", "DealSet", "Preset", "preset_for"]

@@ -13,12 +13,8 @@ import shlex
 import sys
 from typing import Any
 
-from dehla_env.commands import typed_command
-from dehla_env.rules import PRESETS as RULESETS
-from dehla_env.rules import make_rules, parse_option_pairs
-
-from ..arena import DealRecord
-from ..arena.cli import (
+from agents.arena import DealRecord
+from agents.arena.cli import (
     EXIT_BAD_INPUT,
     BadInput,
     _at_least,
@@ -29,15 +25,18 @@ from ..arena.cli import (
     split_agents,
     stoppable,
 )
-from ..arena.play import MODES
-from ..arena.plot import plot_ladder, require_matplotlib
-from ..arena.run import MAX_DEALS, check_duel
-from ..stats import Ratings
-from . import deals as deal_sets
-from .crossplay import check_crossplay_agents, crossplay
-from .ladder import compute_ladder, place, publish, published, references
-from .runner import Bench, Store, pair_scores
-from .sprt import SPRT
+from agents.arena.play import MODES
+from agents.arena.plot import plot_ladder, require_matplotlib
+from agents.arena.run import MAX_DEALS, check_duel
+from agents.arena.stats import Ratings
+from agents.bench import deals as deal_sets
+from agents.bench.crossplay import check_crossplay_agents, crossplay
+from agents.bench.ladder import compute_ladder, place, publish, published, references
+from agents.bench.runner import Bench, Store, pair_scores
+from agents.bench.sprt import SPRT
+from dehla_env.commands import typed_command
+from dehla_env.rules import PRESETS as RULESETS
+from dehla_env.rules import make_rules, parse_option_pairs
 
 PROG = typed_command("agents.bench")
 

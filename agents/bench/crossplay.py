@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..arena import DuelResult
-from .ratings import CrossPlayGap, TeamGame, TeamRatings, adhoc_score, crossplay_gaps, fit_team_ratings
-from .runner import Bench
+from agents.arena import DuelResult
+from agents.bench.ratings import CrossPlayGap, TeamGame, TeamRatings, adhoc_score, crossplay_gaps, fit_team_ratings
+from agents.bench.runner import Bench
 
 
 @dataclass(frozen=True)

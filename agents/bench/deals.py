@@ -23,9 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.arena.deals import CHANCE, FixedDeals, deal_dealer, deal_deck
 from dehla_env.rules import Rules, make_rules
-
-from ..arena.deals import CHANCE, FixedDeals, deal_dealer, deal_deck
 
 #: the version of the deal sets and of the protocol (references, deals per comparison)
 BENCH_VERSION = "dehla-bench-1"

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..arena import DuelResult
-from ..registry import SHIPPED_POLICIES
-from ..stats import Estimate, Ratings, fit_ratings
-from .deals import DATA, Preset
-from .ratings import place_on_ladder
-from .runner import Bench, file_digest
+from agents.arena import DuelResult
+from agents.arena.stats import Estimate, Ratings, fit_ratings
+from agents.bench.deals import DATA, Preset
+from agents.bench.ratings import place_on_ladder
+from agents.bench.runner import Bench, file_digest
+from agents.registry import SHIPPED_POLICIES
 
 SEARCH_REFERENCE = "search:k=8,depth=3"
 LADDER_FILE = DATA / "ladder.json"

@@ -33,15 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agents.arena import DealRecord, DuelResult, run_duel
+from agents.arena.pool import Progress, make_progress
+from agents.bench.deals import DealSet
+from agents.registry import weight_files
 from dehla_env.rules import Rules
 
-from ..arena import DealRecord, DuelResult, run_duel
-from ..arena.pool import Progress, make_progress
-from ..registry import weight_files
-from .deals import DealSet
-
 if TYPE_CHECKING:
-    from ..cluster import RayCluster
+    from agents.distributed.cluster import RayCluster
 
 
 def file_digest(path: Path) -> str:

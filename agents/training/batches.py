@@ -2,7 +2,7 @@
 
 A rollout stores its observations as small integer codes (:class:`~agents.training.
 selfplay.Rollout`); the networks read float vectors, the policy with the card features
-of :mod:`agents.features` appended and the critic with the hidden cards. Built once per
+of :mod:`agents.nets.features` appended and the critic with the hidden cards. Built once per
 update instead of once per minibatch and epoch: the features of an observation do not
 change between epochs, and with ``bf16`` the inputs are stored in bfloat16, the cast
 that autocast would otherwise make at every minibatch (the same numbers: the features
@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..policy import PolicyNet, ValueNet
-from .selfplay import Rollout
+from agents.nets.policy import PolicyNet, ValueNet
+from agents.training.selfplay import Rollout
 
 CHUNK = 8192
 """Rows per pass over the rollout (bounds the temporaries)."""

@@ -11,7 +11,7 @@ worlds out nearly as well, for a fraction of the cost.
    (moves sampled from its distribution, a share ``explore`` of them uniformly random
    so that positions off its path are seen too); each decision's observation (uint8
    codes), legal mask and the teacher's move probabilities are kept.
-2. **Fit**: the student (:class:`~agents.policy.PolicyNet`, hidden ``hidden``, without
+2. **Fit**: the student (:class:`~agents.nets.policy.PolicyNet`, hidden ``hidden``, without
    the card features unless asked) minimises the cross-entropy to the teacher's
    probabilities over the legal moves; ``holdout`` positions drawn at random and kept
    out of the fit measure how often its top move is the teacher's.
@@ -38,12 +38,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.nets.policy import PolicyNet, load_policy, policy_checkpoint
+from agents.registry import policy_path
+from agents.training.runs import Interrupted, Stop, parse_command_line, save_checkpoint
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.vector import vector_env
-
-from ..policy import PolicyNet, load_policy, policy_checkpoint
-from ..registry import policy_path
-from .runs import Interrupted, Stop, parse_command_line, save_checkpoint
 
 
 @dataclass

@@ -23,16 +23,15 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.nets.policy import PolicyNet, ValueNet
+from agents.registry import make_agent
+from agents.training.runs import Stop
 from dehla_env.augment import ALL_PERMUTATIONS, privileged_permutation, suit_permutation_maps
 from dehla_env.encoding import ObservationEncoder, privileged_features
 from dehla_env.engine import MatchState
 from dehla_env.rewards import last_hand_side0_reward, reward_weights
 from dehla_env.rules import Rules
 from dehla_env.view import view_of
-
-from ..policy import PolicyNet, ValueNet
-from ..registry import make_agent
-from .runs import Stop
 
 
 @dataclass(frozen=True)

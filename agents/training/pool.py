@@ -11,7 +11,7 @@ name):
 ``imitation``    the policy as the imitation warm start left it: a batched copy of the
                  teacher's play at network speed, not the teacher itself; drawn only
                  after a warm start
-``random``,      the batched bots of :mod:`agents.batched` (``cardsense`` is simple card
+``random``,      the batched bots of :mod:`agents.bots.batched` (``cardsense`` is simple card
 ``tensafe``,     sense, ``tensafe`` random play that keeps its tens)
 ``cardsense``
 any other spec   an agent of :mod:`agents.registry` (``hard``, ``medium``,
@@ -40,15 +40,14 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import Agent
+from agents.bots.batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
+from agents.registry import make_agent, parse_spec
 from dehla_env.engine import MatchState
 from dehla_env.rules import Rules
 from dehla_env.vector import BatchPolicy, random_legal
 from dehla_env.vector.engine import BatchEngine
 from dehla_env.view import view_of
-
-from ..base import Agent
-from ..batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
-from ..registry import make_agent, parse_spec
 
 #: the kinds that are not batched bots or agent specs
 SELF, SNAPSHOT, IMITATION = "self", "snapshot", "imitation"

@@ -45,16 +45,15 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
+from agents.gc_pause import cycle_collection_paused
+from agents.nets.policy import PolicyNet
+from agents.training.pool import SELF, OpponentPool, ScalarOpponent, StateDict
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.augment import ALL_PERMUTATIONS, relabel_tables
 from dehla_env.rewards import RewardKind, weighted_side0_reward
 from dehla_env.rules import Rules
 from dehla_env.vector import VectorEnv
 from dehla_env.vector.observe import float_observations
-
-from ..gc_pause import cycle_collection_paused
-from ..policy import PolicyNet
-from .pool import SELF, OpponentPool, ScalarOpponent, StateDict
 
 
 @dataclass

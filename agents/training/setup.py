@@ -14,16 +14,15 @@ from typing import Any
 
 import torch
 
+from agents.arena import check_duel
+from agents.distributed.cluster import RayCluster
+from agents.distributed.cluster import connect as cluster_for
+from agents.nets.policy import ARCHITECTURES, CheckpointError, PolicyNet, ValueNet, load_policy, read_checkpoint
+from agents.registry import make_agent, policy_path
+from agents.training.pool import OpponentPool
+from agents.training.runs import SetupError, one_line
 from dehla_env.rewards import reward_weights
 from dehla_env.rules import Rules, RulesError, make_rules
-
-from ..arena import check_duel
-from ..cluster import RayCluster
-from ..cluster import connect as cluster_for
-from ..policy import ARCHITECTURES, CheckpointError, PolicyNet, ValueNet, load_policy, read_checkpoint
-from ..registry import make_agent, policy_path
-from .pool import OpponentPool
-from .runs import SetupError, one_line
 
 
 def run_rules(name: str, options: Mapping[str, Any]) -> Rules:

@@ -2,7 +2,7 @@
 imitation warm start records the teacher's hands with it (the teacher is a scalar,
 view-based bot, so its games spread over processes), and PPO's rollouts play their
 shards in it (:func:`agents.training.selfplay.collect_shard`). On a Ray cluster
-(:class:`agents.cluster.RayCluster`) the same tasks run as Ray tasks instead: a task
+(:class:`agents.distributed.cluster.RayCluster`) the same tasks run as Ray tasks instead: a task
 whose worker died is run again by Ray, and its result is the same."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .runs import Stop, WorkerDied
+from agents.training.runs import Stop, WorkerDied
 
 if TYPE_CHECKING:
-    from ..cluster import RayCluster
+    from agents.distributed.cluster import RayCluster
 
 
 def _worker_exit(signum: int, frame: Any) -> None:

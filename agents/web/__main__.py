@@ -1,6 +1,6 @@
 """``python -m agents.web``: see :mod:`agents.web.cli`."""
 
-from .cli import main
+from agents.web.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

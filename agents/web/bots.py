@@ -38,12 +38,11 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import Agent
+from agents.bots.heuristic import HardAgent
+from agents.registry import AGENTS, SHIPPED_POLICIES, make_agent, parse_spec, register_policies
 from dehla_env.rules import Rules, make_rules
 from dehla_env.view import PlayerView
-
-from ..base import Agent
-from ..heuristic import HardAgent
-from ..registry import AGENTS, SHIPPED_POLICIES, make_agent, parse_spec, register_policies
 
 log = logging.getLogger("agents.web")
 
@@ -158,12 +157,12 @@ def _context() -> Any:
     parent); spawned elsewhere."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        preload = ["agents.web.bots", "agents.search"]
+        preload = ["agents.web.bots", "agents.search.pimc"]
         try:
             import importlib.util
 
             if importlib.util.find_spec("torch") is not None:
-                preload.append("agents.policy")  # a search's prior or playout network loads fast then
+                preload.append("agents.nets.policy")  # a search's prior or playout network loads fast then
         except (ImportError, ValueError):
             pass
         ctx.set_forkserver_preload(preload)

@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import uvicorn
 
-        from .server import ServerConfig, create_app
+        from agents.web.server import ServerConfig, create_app
     except ImportError as e:
         if getattr(e, "name", None) in ("starlette", "uvicorn", "anyio") or "starlette" in str(e):
             print(EXTRA_HINT, file=sys.stderr)
@@ -184,8 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"cannot use {config.records} for records: {e}")
     study = None
     if args.study is not None:
-        from .experiment import ExperimentError
-        from .study import open_study
+        from agents.web.experiment import ExperimentError
+        from agents.web.study import open_study
 
         try:
             study = open_study(args.study, config.records, args.policy_dir)
@@ -208,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     app = create_app(config)
     if study is not None:
-        from .study_server import attach_study
+        from agents.web.study_server import attach_study
 
         print("\n".join(attach_study(app, study, address_of(sock))), flush=True)
     uv_config = uvicorn.Config(

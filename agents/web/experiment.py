@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.bench.deals import DealSet, load, preset_for
+from agents.web.bots import Catalogue
 from dehla_env.rules import PRESETS, Rules, RulesError, make_rules
-
-from ..bench.deals import DealSet, load, preset_for
-from .bots import Catalogue
 
 #: the largest experiment file read (a consent text of a few pages fits many times over)
 MAX_FILE_BYTES = 64 * 1024

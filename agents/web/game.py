@@ -23,16 +23,15 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import Agent
+from agents.registry import make_agent
+from agents.web.narrate import Narrator
 from dehla_env.actions import action_text, parse_action
 from dehla_env.cards import card_text, cards_text
 from dehla_env.engine import MatchState, Phase
 from dehla_env.errors import IllegalMoveError
 from dehla_env.rules import Rules
 from dehla_env.view import PlayerView, view_of
-
-from ..base import Agent
-from ..registry import make_agent
-from .narrate import Narrator
 
 HUMAN = "human"  # the spec recorded for the person's seat
 

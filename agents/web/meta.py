@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.registry import AGENTS, SHIPPED_POLICIES
 from dehla_env.rules import PRESET_DESCRIPTIONS, PRESET_TITLES, PRESETS
 from dehla_env.rules import option_specs as rule_option_specs
-
-from ..registry import AGENTS, SHIPPED_POLICIES
 
 # Offered in the form's lists; any spec that make_agent accepts may be typed instead.
 SEARCH_AGENTS = ("search:k=16", "search:k=48,depth=5,budget_ms=100")

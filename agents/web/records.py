@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .game import WebGame
+from agents.web.game import WebGame
 
 
 def default_record_dir() -> Path:

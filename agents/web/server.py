@@ -78,18 +78,17 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainT
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.registry import register_policies
+from agents.web import rulebook
+from agents.web.bots import THINK_SECONDS, BotCancelled, BotFailed, Catalogue, Thinker, decision_seed, policy_files
+from agents.web.game import SetupError, WebGame
+from agents.web.guard import Guard, RequestError, parse_json, read_body
+from agents.web.meta import meta
+from agents.web.records import default_record_dir, save_record
+from agents.web.table import table_state
+from agents.web.tables import TableLimits, TableStore, table_routes
 from dehla_env.errors import IllegalMoveError
 from dehla_env.rules import PRESETS, RulesError, make_rules
-
-from ..registry import register_policies
-from . import rulebook
-from .bots import THINK_SECONDS, BotCancelled, BotFailed, Catalogue, Thinker, decision_seed, policy_files
-from .game import SetupError, WebGame
-from .guard import Guard, RequestError, parse_json, read_body
-from .meta import meta
-from .records import default_record_dir, save_record
-from .table import table_state
-from .tables import TableLimits, TableStore, table_routes
 
 log = logging.getLogger("agents.web")
 STATIC_DIR = Path(str(resources.files("agents.web") / "static"))
@@ -320,7 +319,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         extra = [spec for spec in catalogue.offered_policies() if spec not in info["agents"]]
         info["agents"] = [*info["agents"], *extra]
         if extra and "agent_help" in info:
-            from .meta import agent_help
+            from agents.web.meta import agent_help
 
             info["agent_help"].update(agent_help(extra))
         return JSONResponse({**info, "bot_delay": config.bot_delay, "record_dir": str(config.records)})

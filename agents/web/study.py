@@ -37,7 +37,7 @@ kept in ``participants.json`` and the records; by default there is no such field
 a hand with no winner counting half), the bot+bot side's on the same deals and seats,
 and their difference, each with a 95% interval. The hands of one participant are not
 independent (one person's skill runs through them), so the participant is the unit:
-the ratio estimator of :func:`agents.stats.ratio_ci` over participants, as the arena
+the ratio estimator of :func:`agents.arena.stats.ratio_ci` over participants, as the arena
 uses it over deals of unequal length.
 """
 
@@ -59,15 +59,14 @@ from typing import Any
 
 import numpy as np
 
+from agents.arena.deals import agent_seed
+from agents.arena.stats import Estimate, format_table, ratio_ci
+from agents.web.bots import Catalogue, policy_files
+from agents.web.experiment import Experiment, ExperimentError, load_experiment
+from agents.web.game import WebGame
+from agents.web.records import default_record_dir, record_of
 from dehla_env.actions import action_text
 from dehla_env.engine import Phase
-
-from ..arena.deals import agent_seed
-from ..stats import Estimate, format_table, ratio_ci
-from .bots import Catalogue, policy_files
-from .experiment import Experiment, ExperimentError, load_experiment
-from .game import WebGame
-from .records import default_record_dir, record_of
 
 #: dataset columns, in order (CSV header and JSON Lines keys)
 COLUMNS = (
@@ -326,7 +325,7 @@ def baseline(experiment: Experiment, folder: Path | None = None) -> dict[str, di
     """Per partner spec, per deal index: the bot+bot side's score in game 0 (its side on
     the even seats) and game 1 (the odd seats), from :func:`agents.arena.run_duel` on the
     experiment's deals. Cached in ``folder/baseline.json`` (it depends on the file only)."""
-    from ..arena import run_duel
+    from agents.arena import run_duel
 
     cache = None if folder is None else folder / "baseline.json"
     key = {
@@ -462,7 +461,7 @@ def analyse(
 ) -> list[PartnerResult]:
     """Per partner (in the order of ``partners``, else by name), the human+bot side's score, the
     bot+bot side's on the same deals, and the difference, each with its interval over
-    participants (:func:`agents.stats.ratio_ci`: a participant's hands are one unit).
+    participants (:func:`agents.arena.stats.ratio_ci`: a participant's hands are one unit).
     Rows without a baseline are left out."""
     by_partner: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for r in rows:
@@ -539,7 +538,7 @@ def simulate(study: Study, people: int, player: str = "medium", seed: int = 0) -
     the player is seeded as the arena seeds that seat, so ``player`` equal to the
     partner reproduces the bot+bot baseline hand for hand (a check of the deals);
     another ``seed`` gives each participant a player of their own."""
-    from ..registry import make_agent
+    from agents.registry import make_agent
 
     done = []
     for _ in range(people):

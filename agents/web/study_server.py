@@ -31,12 +31,11 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from agents.web.bots import BotCancelled, decision_seed, thinks
+from agents.web.server import STATIC_DIR, ApiError, _body, _int_or_none, move_fields
+from agents.web.study import Participant, Study, StudyFull, StudyHand, StudyRefusal
+from agents.web.table import table_state
 from dehla_env.errors import IllegalMoveError
-
-from .bots import BotCancelled, decision_seed, thinks
-from .server import STATIC_DIR, ApiError, _body, _int_or_none, move_fields
-from .study import Participant, Study, StudyFull, StudyHand, StudyRefusal
-from .table import table_state
 
 
 def study_state(study: Study, p: Participant, **extra: Any) -> dict[str, Any]:

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.web.game import WebGame
+from agents.web.narrate import SUIT_SYMBOLS, plural, pretty_suit
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET, action_text, bid_of
 from dehla_env.cards import NUM_RANKS, SUIT_LETTERS, card_text
 from dehla_env.engine import Phase
 from dehla_env.rules import MatchScoring, Rules, TrumpMaking
 from dehla_env.view import PlayerView
-
-from .game import WebGame
-from .narrate import SUIT_SYMBOLS, plural, pretty_suit
 
 SUIT_NAMES = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}
 HAND_SUIT_ORDER = (3, 2, 0, 1)  # spades, hearts, clubs, diamonds: black and red alternate

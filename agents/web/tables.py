@@ -48,19 +48,18 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from agents.bots.heuristic import HardAgent
+from agents.registry import make_agent
+from agents.web.bots import BotCancelled, BotFailed, Catalogue, Thinker, decision_seed
+from agents.web.game import SetupError, WebGame, _seed_for
+from agents.web.guard import RequestError, TokenBucket, parse_json
+from agents.web.narrate import Narrator
+from agents.web.records import record_of
+from agents.web.table import table_state
 from dehla_env.engine import HandSummary, MatchState, Phase
 from dehla_env.errors import IllegalMoveError
 from dehla_env.rules import PRESETS, Rules, RulesError, make_rules
 from dehla_env.view import PlayerView, view_of, visible_trump
-
-from ..heuristic import HardAgent
-from ..registry import make_agent
-from .bots import BotCancelled, BotFailed, Catalogue, Thinker, decision_seed
-from .game import SetupError, WebGame, _seed_for
-from .guard import RequestError, TokenBucket, parse_json
-from .narrate import Narrator
-from .records import record_of
-from .table import table_state
 
 log = logging.getLogger("agents.web")
 

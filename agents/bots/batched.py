@@ -5,7 +5,7 @@ the batched engine (:mod:`dehla_env.vector`).
 (k, 85) bool; the result is (k,) int64 legal actions. Every policy here reads only the
 observation and the mask, so it sees exactly what the seat may know (R0.6).
 
-These are *not* the view-based bots of :mod:`agents.heuristic` and do not share their
+These are *not* the view-based bots of :mod:`agents.bots.heuristic` and do not share their
 names: ``easy`` and ``hard`` name those bots only.
 
 * :class:`RandomPolicy` - a uniformly random legal action.

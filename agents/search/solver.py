@@ -228,7 +228,7 @@ def position_of(hand: HandState) -> Position:
 class HandTally(Protocol):
     """What a hand's result depends on besides the play still to come: a
     :class:`~dehla_env.engine.hand.HandState` has it, and so has one game of the batched
-    engine (:func:`agents.batched_search.BatchedSearchAgent.play_out` solves its endings)."""
+    engine (:func:`agents.search.batched.BatchedSearchAgent.play_out` solves its endings)."""
 
     @property
     def rules(self) -> Rules: ...

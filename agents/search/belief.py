@@ -1,6 +1,6 @@
 """World weights from the plays seen: inference for the sampling search.
 
-The sampler (:class:`agents.sampler.WorldSampler`) draws deals uniformly among those
+The sampler (:class:`agents.bots.sampler.WorldSampler`) draws deals uniformly among those
 consistent with the view: every hand that could have played the cards seen counts the
 same. But players do not play at random. A seat that followed with a low card while its
 partner's trick was being beaten probably held nothing higher; a seat that led a
@@ -32,14 +32,13 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from agents.bots.sampler import Deal, match_for
+from agents.nets.policy import PolicyNet
 from dehla_env.cards import NUM_CARDS, NUM_RANKS, cards_in
 from dehla_env.encoding import ObservationEncoder, layout_for
 from dehla_env.engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phase
 from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.view import PlayerView
-
-from .policy import PolicyNet
-from .sampler import Deal, match_for
 
 _SUIT_OF = np.arange(NUM_CARDS) // NUM_RANKS
 

@@ -29,16 +29,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import assert_never
 
+from agents.base import Agent
+from agents.bots.knowledge import Knowledge, tens_in
+from agents.bots.sampler import WorldSampler
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_action
 from dehla_env.cards import NUM_RANKS, TEN_RANK, cards_of_suit
 from dehla_env.engine import Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.tricks import beats, trick_winner
 from dehla_env.view import PlayerView
-
-from .base import Agent
-from .knowledge import Knowledge, tens_in
-from .sampler import WorldSampler
 
 LEVELS = ("easy", "medium", "hard")
 

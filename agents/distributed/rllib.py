@@ -2,7 +2,7 @@
 action masking (the ``rllib`` extra: ``pip install 'dehla[rllib]'``; Ray pins its own
 gymnasium, so give it its own environment).
 
-    from agents.rllib import ppo_config
+    from agents.distributed.rllib import ppo_config
     algo = ppo_config("dehla").env_runners(num_env_runners=2).build_algo()
     algo.train()
 
@@ -33,7 +33,7 @@ try:
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
     from ray.tune.registry import register_env
 except ImportError as e:  # pragma: no cover - the extra is missing
-    raise ImportError("agents.rllib needs Ray RLlib: pip install 'dehla[rllib]'") from e
+    raise ImportError("agents.distributed.rllib needs Ray RLlib: pip install 'dehla[rllib]'") from e
 
 ENV_NAME = "dehla"
 SHARED_POLICY = "shared"

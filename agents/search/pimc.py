@@ -1,11 +1,11 @@
 """``search``: an information-fair Monte Carlo search bot (PIMC).
 
 For each decision the bot samples ``k`` deals of the hidden cards consistent with its
-own :class:`~dehla_env.view.PlayerView` (:mod:`agents.sampler`: hand sizes, played
+own :class:`~dehla_env.view.PlayerView` (:mod:`agents.bots.sampler`: hand sizes, played
 cards, known voids, the staged deal, a hidden closed trump; uniform over consistent
 deals) and scores every legal action in every sampled world:
 
-* **exactly** with the open-hands solver (:mod:`agents.solver`) when the world is
+* **exactly** with the open-hands solver (:mod:`agents.search.solver`) when the world is
   solvable and at most ``depth`` tricks are left (the trick in progress included);
 * otherwise by **playing the world out** with a policy, every seat, until that point
   is reached, then solving. Positions the solver does not take (R1.4 staged deal
@@ -24,7 +24,7 @@ any, switched off). Measured in ``dehla`` against ``hard``, k=16, 200 duplicate 
 **Score.** The hand's outcome for the bot's side in the world (win 1, no winner 0.5,
 loss 0) plus a small tie-break (``margin``, default 0.01) by the side's margin in the
 ruleset's units (tens, points, tricks). The result depends only on which side of the
-ruleset's cuts the solver's value falls (:func:`agents.solver.result_cuts`: for
+ruleset's cuts the solver's value falls (:func:`agents.search.solver.result_cuts`: for
 ``dehla``, three tens or two for the side that did not deal), so by default the
 solver only settles that, with one or two null-window searches, and the tie-break
 uses the middle of the interval found (``exact=1``: exact values, about twice the
@@ -53,7 +53,7 @@ Options (``search:k=48,depth=5,budget_ms=100,playout=rule``)::
     ``playout``    ``rule``, ``greedy`` or an agent spec (default ``rule``)
     ``prune``      successive elimination constant, 0 to score every action on every
                    world (default 1.0; with ``batch=1`` 0, and its worlds then come in
-                   three batches, :mod:`agents.batched_search`)
+                   three batches, :mod:`agents.search.batched`)
     ``exact``      1: exact solver values instead of result intervals (default 0)
     ``margin``     weight of the margin tie-break (default 0.01)
     ``rdepth``     solve depth at the end of playouts (default: ``depth``; 0 plays out to
@@ -79,18 +79,11 @@ from typing import Any, Protocol, assert_never
 
 import numpy as np
 
-from dehla_env.actions import TRUMP_OFFSET
-from dehla_env.cards import NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK, cards_of_suit
-from dehla_env.engine.hand import HandState, Phase
-from dehla_env.rules import HandScoring, Rules, TrumpMaking
-from dehla_env.tricks import trick_winner
-from dehla_env.view import PlayerView
-
-from .base import Agent
-from .heuristic import HardAgent
-from .knowledge import trump_strength
-from .sampler import WorldSampler, match_for, view_in_world
-from .solver import (
+from agents.base import Agent
+from agents.bots.heuristic import HardAgent
+from agents.bots.knowledge import trump_strength
+from agents.bots.sampler import WorldSampler, match_for, view_in_world
+from agents.search.solver import (
     M_COURT,
     M_DEHLA,
     M_POINTS,
@@ -103,10 +96,16 @@ from .solver import (
     result_cuts,
     solvable,
 )
+from dehla_env.actions import TRUMP_OFFSET
+from dehla_env.cards import NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK, cards_of_suit
+from dehla_env.engine.hand import HandState, Phase
+from dehla_env.rules import HandScoring, Rules, TrumpMaking
+from dehla_env.tricks import trick_winner
+from dehla_env.view import PlayerView
 
 
 class ActionPrior(Protocol):
-    """A move distribution over a view's legal actions (:class:`agents.policy.PolicyAgent`)."""
+    """A move distribution over a view's legal actions (:class:`agents.nets.policy.PolicyAgent`)."""
 
     def probabilities(self, view: PlayerView) -> np.ndarray: ...
 
@@ -140,7 +139,7 @@ def outcome_score(
 ) -> float:
     """The score for ``side`` of the hand once side 0 gains a future value in
     ``[lo, hi]`` (solver units; an interval no result cut splits, see
-    :func:`agents.solver.result_cuts`; ``hi`` defaults to ``lo``; 0 for a finished
+    :func:`agents.search.solver.result_cuts`; ``hi`` defaults to ``lo``; 0 for a finished
     hand). Win 1, no winner 0.5, loss 0, plus ``margin_weight`` times the side's margin
     at the middle of the interval, scaled to [-1, 1]."""
     winner = hand_winner(hand, int(lo))
@@ -229,12 +228,12 @@ def greedy_action(hand: HandState) -> int:
 
 # ---------------------------------------------------------------------- rule playout
 def _suit_strength(h: int, suit: int, tens_matter: bool) -> float:
-    """The bots' measure of a suit as trump (:func:`agents.knowledge.trump_strength`)."""
+    """The bots' measure of a suit as trump (:func:`agents.bots.knowledge.trump_strength`)."""
     return trump_strength(cards_of_suit(h, suit), tens_matter)
 
 
 def rule_action(hand: HandState) -> int:
-    """The ``rule`` playout: the hard bot's expected-value idea (agents/heuristic.py) played
+    """The ``rule`` playout: the hard bot's expected-value idea (agents/bots/heuristic.py) played
     with the knowledge of a sampled world: each legal card is worth the stake of the
     trick if its side then holds the trick, minus the stake if the other side takes
     it, minus the future value of the card spent (R1.5: the middle, the pair threat,

@@ -28,15 +28,14 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.base import Agent
+from agents.nets.features import NUM_CARD_FEATURES, CardFeatures, net_input_layout
+from agents.nets.suitnet import SuitNet
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.augment import relabel_tables
 from dehla_env.encoding import encode_view, layout_for, observation_size
 from dehla_env.rules import Rules, RulesError, make_rules
 from dehla_env.view import PlayerView
-
-from .base import Agent
-from .features import NUM_CARD_FEATURES, CardFeatures, net_input_layout
-from .suitnet import SuitNet
 
 
 def mlp(sizes: list[int], out: int) -> nn.Sequential:
@@ -56,14 +55,14 @@ def players_for_observation(obs_size: int) -> int:
 
 
 ARCHITECTURES = ("mlp", "suits")
-"""``mlp``: layers over the whole input vector; ``suits``: :class:`agents.suitnet.SuitNet`,
+"""``mlp``: layers over the whole input vector; ``suits``: :class:`agents.nets.suitnet.SuitNet`,
 the same weights for every suit (equivariant under renaming the suits)."""
 
 
 class PolicyNet(nn.Module):
-    """Observation -> action logits: an MLP (or a :class:`~agents.suitnet.SuitNet`),
+    """Observation -> action logits: an MLP (or a :class:`~agents.nets.suitnet.SuitNet`),
     optionally over the observation plus the card-counting features of
-    :class:`agents.features.CardFeatures`."""
+    :class:`agents.nets.features.CardFeatures`."""
 
     def __init__(
         self, obs_size: int, hidden: tuple[int, ...] = (512, 256), card_features: bool = False, arch: str = "mlp"

@@ -1,8 +1,8 @@
 """``search:batch=1``: the search's worlds played out together on the batched engine.
 
-:class:`~agents.search.SearchAgent` scores each action in each sampled world one world
+:class:`~agents.search.pimc.SearchAgent` scores each action in each sampled world one world
 at a time, playing the world out with a scalar rule or agent. Here a decision is one
-batch: the ``k`` worlds come from the same sampler (:class:`agents.sampler.WorldSampler`,
+batch: the ``k`` worlds come from the same sampler (:class:`agents.bots.sampler.WorldSampler`,
 so they are uniform over the deals consistent with the view), every candidate action is
 applied in every world, and the ``k x actions`` positions are loaded into one
 :class:`~dehla_env.vector.BatchEngine` (:meth:`~dehla_env.vector.BatchEngine.load`) and
@@ -14,12 +14,12 @@ What is kept from the scalar search: the action groups (cards equivalent in ever
 world are scored once), the exact solver when the decision itself is at most
 ``depth`` tricks from the end (the solver is then cheaper than any playout), the score
 (win 1, no winner 0.5, loss 0, plus ``margin`` times the side's margin,
-:func:`agents.search.side0_margin`) and the choice with its tie-breaks. What differs: the playouts play every seat
+:func:`agents.search.pimc.side0_margin`) and the choice with its tie-breaks. What differs: the playouts play every seat
 from that seat's own observation (information-fair, where the scalar ``rule`` playout
 sees the whole world), and there is no time budget. By default every action is scored
 on every world in one batch; with ``prune`` the worlds come in three batches (a quarter,
 a quarter, a half of ``k``) and the moves clearly behind after each are dropped, by the
-scalar search's successive elimination rule (:func:`agents.search.eliminate`), so the
+scalar search's successive elimination rule (:func:`agents.search.pimc.eliminate`), so the
 later worlds go to the close candidates. By default the playouts run to the end of the hand; with
 ``rdepth`` (``rollout_depth``) a game that reaches a trick boundary with at most
 ``rdepth`` tricks left is taken off the batch and its ending solved exactly (the scalar
@@ -33,6 +33,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.bots.sampler import Deal, WorldSampler
+from agents.gc_pause import cycle_collection_paused
+from agents.search.belief import PlayLikelihood
+from agents.search.pimc import ActionPrior, SearchAgent, eliminate, outcome_score, side0_margin, tricks_left
+from agents.search.solver import Position, result_cuts, solvable
 from dehla_env.engine.hand import HandState
 from dehla_env.rewards import RewardKind, side0_reward
 from dehla_env.rules import Rules, TrumpMaking
@@ -42,16 +47,10 @@ from dehla_env.vector.kernels import fastest_kernel
 from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import PlayerView
 
-from .belief import PlayLikelihood
-from .gc_pause import cycle_collection_paused
-from .sampler import Deal, WorldSampler
-from .search import ActionPrior, SearchAgent, eliminate, outcome_score, side0_margin, tricks_left
-from .solver import Position, result_cuts, solvable
-
 
 @dataclass(frozen=True)
 class _GameTally:
-    """One batch game's :class:`~agents.solver.HandTally`: what its result depends on
+    """One batch game's :class:`~agents.search.solver.HandTally`: what its result depends on
     besides the tricks still to play."""
 
     rules: Rules
@@ -100,7 +99,7 @@ class BatchedSearchAgent(SearchAgent):
     def round_ends(self) -> list[int]:
         """How many worlds are scored when each batch ends: all ``k`` in one batch, or
         with ``prune`` a quarter, a half, then all of them, the moves clearly behind
-        after each (:func:`agents.search.eliminate`) dropped from the next."""
+        after each (:func:`agents.search.pimc.eliminate`) dropped from the next."""
         if self.prune <= 0:
             return [self.k]
         return sorted({max(1, self.k // 4), max(1, self.k // 2), self.k})
@@ -143,7 +142,7 @@ class BatchedSearchAgent(SearchAgent):
 
     def world_weights(self, view: PlayerView, deals: list[Deal]) -> np.ndarray:
         """Each deal's weight in the averages, their mean 1: all 1 without ``belief``,
-        else the likelihood of the plays seen in it (:mod:`agents.belief`)."""
+        else the likelihood of the plays seen in it (:mod:`agents.search.belief`)."""
         if self.belief is None or not deals:
             return np.ones(len(deals))
         log_w = self.belief.log_weights(view, deals)
@@ -197,7 +196,7 @@ class BatchedSearchAgent(SearchAgent):
     def _solvable_now(self, live: np.ndarray) -> np.ndarray:
         """Which of the games ``live`` stand at a trick boundary of the card play, within
         ``rollout_depth`` tricks of the end, in a position the solver takes: the batch's
-        :func:`agents.solver.solvable` (all cards dealt, the trump known or still to be
+        :func:`agents.search.solver.solvable` (all cards dealt, the trump known or still to be
         made by R2.4a's first void), held to it by ``tests/test_batched_search.py``."""
         eng = self.engine
         known = eng.trump[live] >= 0

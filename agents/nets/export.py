@@ -1,10 +1,10 @@
 """Turn a training checkpoint into what players use: a play-only policy file, a
 TorchScript module or an ONNX graph.
 
-    python -m agents.export runs/RUN/checkpoint.pt --out agents/checkpoints/dehla.pt
-    python -m agents.export runs/RUN/checkpoint.pt --out dehla.onnx --format onnx
-    python -m agents.export runs/RUN/checkpoint.pt --out dehla.pt --average-snapshots 4
-    python -m agents.export agents/checkpoints/dehla.pt --out dehla.onnx --format onnx --relabel
+    python -m agents.nets.export runs/RUN/checkpoint.pt --out agents/checkpoints/dehla.pt
+    python -m agents.nets.export runs/RUN/checkpoint.pt --out dehla.onnx --format onnx
+    python -m agents.nets.export runs/RUN/checkpoint.pt --out dehla.pt --average-snapshots 4
+    python -m agents.nets.export agents/checkpoints/dehla.pt --out dehla.onnx --format onnx --relabel
 
 ``--average-snapshots K`` plays the uniform average of the final weights and the last
 ``K`` frozen snapshots that the trainer keeps for its opponent pool (taken every
@@ -14,7 +14,7 @@ fixed learning rate; whether it helps is a question for the arena, not an assump
 
 ``--relabel`` (TorchScript and ONNX): the graph averages the network over the 24 suit
 relabellings of each observation, and plays what ``policy:PATH,relabel=1`` plays
-(:class:`agents.policy.RelabelledNet`); a policy file is played that way by its spec.
+(:class:`agents.nets.policy.RelabelledNet`); a policy file is played that way by its spec.
 """
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ from typing import Any
 
 import torch
 
+from agents.nets.policy import export_onnx, export_torchscript, policy_from_checkpoint, read_checkpoint
 from dehla_env.commands import typed_command
-
-from .policy import export_onnx, export_torchscript, policy_from_checkpoint, read_checkpoint
 
 
 def average_state_dicts(state_dicts: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
@@ -63,7 +62,7 @@ def play_checkpoint(checkpoint: dict[str, Any], average_snapshots: int = 0) -> d
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=typed_command("agents.export"), description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=typed_command("agents.nets.export"), description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", help="the trainer's checkpoint.pt or a play-only policy file")
     parser.add_argument("--out", required=True, help="file to write")
     parser.add_argument("--format", choices=["policy", "torchscript", "onnx"], default="policy")
@@ -92,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             (export_torchscript if cli.format == "torchscript" else export_onnx)(net, out, relabel=cli.relabel)
     except (ValueError, OSError) as e:
-        print(f"python -m agents.export: {e}", file=sys.stderr)
+        print(f"python -m agents.nets.export: {e}", file=sys.stderr)
         return 2
     print(f"wrote {out} ({cli.format}, {out.stat().st_size / 1e6:.1f} MB)")
     return 0
