@@ -125,7 +125,7 @@ def relabel(
 @dataclass(frozen=True)
 class SuitGroups:
     """A vector's entries sorted by suit, for networks that treat the four suits alike
-    (``agents.suitnet``): ``per_suit[s, t]`` is the position of the ``t``-th entry that
+    (``agents.nets.suitnet``): ``per_suit[s, t]`` is the position of the ``t``-th entry that
     belongs to suit ``s``, the same ``t`` in every suit (the king of the suit in the
     seat's hand, the suit's bid of nine by the seat to the left, ...), and ``shared``
     holds the entries of no suit (counts, seats, phase, match values). A suit

@@ -12,7 +12,7 @@ legality, outcomes and observations are those of the reference engine
 :class:`BatchObserver`      flat observations for any (game, seat) (:mod:`.observe`)
 :class:`LearnerVectorEnv`   the learner plays some seats, batched policies the rest
                             (:mod:`.wrappers`); a :data:`BatchPolicy` is any
-                            ``policy(obs, mask) -> actions`` (bots: :mod:`agents.batched`)
+                            ``policy(obs, mask) -> actions`` (bots: :mod:`agents.bots.batched`)
 :func:`random_legal`        a uniformly random legal action per row of a mask
 ==========================  =========================================================
 

@@ -4,7 +4,7 @@
 single-agent-style vector env for the learner. ``learner_seats`` are absolute seats of
 one side (e.g. ``(0,)`` or ``(0, 2)``); every other seat is played by an opponent
 policy, a :data:`BatchPolicy` (any callable ``policy(obs, mask) -> actions`` on a batch
-of flat observations and masks: the batched bots of :mod:`agents.batched`, a frozen
+of flat observations and masks: the batched bots of :mod:`agents.bots.batched`, a frozen
 network) or a dict ``{seat: policy}``; seats without one play uniformly random legal
 moves (:func:`random_legal`). Since every episode's first dealer is drawn at random, a
 fixed learner seat sees every table position.
