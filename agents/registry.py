@@ -161,10 +161,6 @@ def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     from agents.search.pimc import PLAYOUT_RULES, SearchAgent
 
     playout = p["playout"]
-    if p["batch"]:
-        return _batched_search(rules, p, seed)
-    if p["belief"] is not None:
-        raise ValueError("search: belief weights the worlds of search:batch=1 only")
     playout_agent = playout if playout in PLAYOUT_RULES else make_agent(playout, rules)
     opponents = None if p["opp"] is None else make_agent(p["opp"], rules)
     return SearchAgent(
@@ -176,7 +172,7 @@ def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         seed=seed,
         exact=p["exact"],
         margin=p["margin"],
-        prune=1.0 if p["prune"] is None else p["prune"],
+        prune=p["prune"],
         rollout_depth=p["rdepth"],
         opponents=opponents,
         prior=_prior(p, rules),
@@ -249,20 +245,11 @@ MAX_WORLDS = 512
 MAX_DEPTH = 9
 MAX_BUDGET_MS = 60_000.0
 
-#: the search parameters ``search:batch=1`` has no use for (it has no time budget,
-#: scores with result intervals and plays every seat out with one policy)
-_SCALAR_ONLY = ("budget_ms", "exact", "opp")
-
-
 def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     from agents.bots.batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
     from agents.nets.policy import PolicyAgent
     from agents.search.batched import BatchedSearchAgent
 
-    search = AGENTS["search"]
-    given = [key for key in _SCALAR_ONLY if p[key] != search.param(key).default]
-    if given:
-        raise ValueError(f"search:batch=1 has no {', '.join(given)} (no time budget, intervals, one playout policy)")
     playout = p["playout"]
     # a policy checks it was trained for these rules
     agent = make_agent(playout, rules) if playout.partition(":")[0] in AGENTS else None
@@ -272,7 +259,7 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         policy = TorchPolicy(agent.net, deterministic=True)  # its greedy move, for the whole batch
     else:
         raise ValueError(
-            f"search:batch=1 plays out with a batched policy: {', '.join(BATCHED_POLICIES)} or policy:NAME, "
+            f"batched-search plays out with a batched policy: {', '.join(BATCHED_POLICIES)} or policy:NAME, "
             f"not {playout!r}"
         )
     return BatchedSearchAgent(
@@ -286,7 +273,7 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
         rollout_depth=p["rdepth"],
         prior=_prior(p, rules),
         keep=p["keep"],
-        prune=p["prune"] or 0.0,
+        prune=p["prune"],
         belief=_belief(p, rules),
     )
 
@@ -303,6 +290,14 @@ def _belief(p: dict[str, Any], rules: Rules) -> PlayLikelihood | None:
     return PlayLikelihood(rules, model.net)
 
 
+# the parameters both searches share
+_WORLDS = Param("k", int, 48, "worlds sampled per decision", minimum=1, maximum=MAX_WORLDS)
+_DEPTH = Param("depth", int, 5, "tricks left at which a world is solved exactly", minimum=0, maximum=MAX_DEPTH)
+_MARGIN = Param("margin", float, 0.01, "weight of the margin tie-break beside win/loss", 0, maximum=1)
+_PRIOR = Param("prior", str, None, "policy spec whose move probabilities prune the moves", nullable=True, spec=True)
+_KEEP = Param("keep", float, 1.0, "with prior: the share of its mass kept, most probable first", 0, maximum=1)
+_RELABEL = Param("relabel", bool, False, "with prior: average it over the 24 suit relabellings")
+
 AGENTS: dict[str, AgentEntry] = {
     e.name: e
     for e in (
@@ -314,8 +309,8 @@ AGENTS: dict[str, AgentEntry] = {
             "search",
             "perfect-information Monte Carlo over sampled consistent deals, exact solver at the end",
             (
-                Param("k", int, 48, "worlds sampled per decision", minimum=1, maximum=MAX_WORLDS),
-                Param("depth", int, 5, "tricks left at which a world is solved exactly", minimum=0, maximum=MAX_DEPTH),
+                _WORLDS,
+                _DEPTH,
                 Param(
                     "budget_ms",
                     float,
@@ -327,21 +322,13 @@ AGENTS: dict[str, AgentEntry] = {
                 ),
                 Param("playout", str, "rule", "playout policy: rule, greedy or an agent spec", spec=True),
                 Param("exact", bool, False, "solve whole hands exactly where possible"),
-                Param("margin", float, 0.01, "weight of the margin tie-break beside win/loss", 0, maximum=1),
-                Param(
-                    "prune",
-                    float,
-                    None,
-                    "successive-elimination width (none: 1, with batch=1 0; 0: every move on every world)",
-                    0,
-                    nullable=True,
-                    maximum=100,
-                ),
+                _MARGIN,
+                Param("prune", float, 1.0, "successive-elimination width (0: every move on every world)", 0, maximum=100),
                 Param(
                     "rdepth",
                     int,
                     None,
-                    "solve depth at the end of playouts (none: depth, with batch=1 0; 0: to the end)",
+                    "solve depth at the end of playouts (none: depth; 0: to the end)",
                     0,
                     nullable=True,
                     maximum=MAX_DEPTH,
@@ -354,32 +341,35 @@ AGENTS: dict[str, AgentEntry] = {
                     nullable=True,
                     spec=True,
                 ),
-                Param(
-                    "prior",
-                    str,
-                    None,
-                    "policy spec whose move probabilities prune the moves",
-                    nullable=True,
-                    spec=True,
-                ),
-                Param("keep", float, 1.0, "with prior: the share of its mass kept, most probable first", 0, maximum=1),
-                Param("relabel", bool, False, "with prior: average it over the 24 suit relabellings"),
+                _PRIOR,
+                _KEEP,
+                _RELABEL,
+            ),
+            _search,
+        ),
+        AgentEntry(
+            "batched-search",
+            "the search's worlds played out together on the batched engine by one batched policy",
+            (
+                _WORLDS,
+                _DEPTH,
+                Param("playout", str, "cardsense", "batched playout policy: cardsense or policy:NAME", spec=True),
+                _MARGIN,
+                Param("prune", float, 0.0, "successive-elimination width (0: every move on every world)", 0, maximum=100),
+                Param("rdepth", int, 0, "solve depth at the end of playouts (0: play to the end)", 0, maximum=MAX_DEPTH),
+                _PRIOR,
+                _KEEP,
+                _RELABEL,
                 Param(
                     "belief",
                     str,
                     None,
-                    "batch=1: policy spec whose probabilities of the plays seen weight the worlds",
+                    "policy spec whose probabilities of the plays seen weight the worlds",
                     nullable=True,
                     spec=True,
                 ),
-                Param(
-                    "batch",
-                    bool,
-                    False,
-                    "play the worlds out together on the batched engine (playout: cardsense or policy:NAME)",
-                ),
             ),
-            _search,
+            _batched_search,
         ),
         AgentEntry(
             "policy",

@@ -76,7 +76,7 @@ def _oracle_worker() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    p.add_argument("--spec", default="search:batch=1,playout=policy:dehla-playout,k=1,depth=7,rdepth=7")
+    p.add_argument("--spec", default="batched-search:playout=policy:dehla-playout,k=1,depth=7,rdepth=7")
     p.add_argument("--b", default="hard", help="the opponent (any agent spec)")
     p.add_argument("--rules", default="dehla")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rules option")

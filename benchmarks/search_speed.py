@@ -13,7 +13,7 @@ built from it), over the decisions of a few hands, ``--draws`` deals from each v
 sampler (a search draws ``k``, and a sampler works out its distribution once).
 
 **Search.** Milliseconds per decision of each ``--spec`` (default: the scalar search
-and the batched one, ``search:batch=1``, with the ``cardsense`` and the network
+and the batched one, ``batched-search``, with the ``cardsense`` and the network
 playouts), playing the same ``--hands`` hands against ``hard`` (the search side's
 decisions only, single legal moves included as the arena counts them), with the mean
 per trick number and each spec's cost as a ratio to the first one's, same run: the
@@ -149,15 +149,15 @@ def default_specs(rules: Rules) -> list[str]:
         "search:k=48,depth=5,budget_ms=100",
         "search:k=48,depth=5",
         "search:k=16,depth=5",
-        "search:batch=1,playout=cardsense,k=16,depth=5",
+        "batched-search:playout=cardsense,k=16,depth=5",
     ]
     name = preset_for(rules).name
     if importlib.util.find_spec("torch") is None:
         return specs
     have = [p for p in (name, f"{name}-playout") if (SHIPPED_POLICIES / f"{p}.pt").exists()]
-    specs += [f"search:batch=1,playout=policy:{policy},k=48,depth=5" for policy in have]
+    specs += [f"batched-search:playout=policy:{policy},k=48,depth=5" for policy in have]
     if len(have) == 2:
-        solved = f"search:batch=1,playout=policy:{name}-playout,k=48,depth=5,rdepth=4"
+        solved = f"batched-search:playout=policy:{name}-playout,k=48,depth=5,rdepth=4"
         prior = solved.replace("k=48", "k=64") + f",prior=policy:{name}"
         specs += [solved, prior + ",keep=0.95", prior + ",keep=0.9,prune=1"]
     return specs

@@ -73,7 +73,7 @@ class Settings:
     """ruleset preset (default options)"""
     init: str = "dehla"
     """the network to start from: a shipped policy name or a checkpoint path"""
-    searcher: str = "search:batch=1,playout=policy:dehla,k=16,depth=5"
+    searcher: str = "batched-search:playout=policy:dehla,k=16,depth=5"
     """agent spec whose per-move values are the targets (a search agent)"""
     hands: int = 2000
     """hands of searcher self-play to record"""

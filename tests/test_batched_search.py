@@ -1,4 +1,4 @@
-"""``search:batch=1`` (agents/search/batched.py): the search's worlds played out on the
+"""``batched-search`` (agents/search/batched.py): the search's worlds played out on the
 batched engine. Legal in every four-player ruleset, information-fair, and its playout
 scores are the scores of the hands the reference engine plays with the same moves."""
 
@@ -40,7 +40,7 @@ def test_plays_legal_moves_in_every_four_player_ruleset(name: str, options: dict
     """The engine rejects any illegal move (R5): whole hands must go through."""
     rules = make_rules(name, **options)
     seats = [
-        make_agent("search:batch=1,playout=cardsense,k=3,depth=2" if s % 2 else "hard", rules, s) for s in range(4)
+        make_agent("batched-search:playout=cardsense,k=3,depth=2" if s % 2 else "hard", rules, s) for s in range(4)
     ]
     for deal in range(2):
         deck = shuffled_deck(np.random.default_rng([5, deal]), rules.packs)
@@ -80,8 +80,8 @@ def test_same_decisions_when_hidden_cards_are_redealt(name: str, options: dict) 
         world = other.world(other.sample(np.random.default_rng(900 + i)))
         twin = view_of(match_for(world, view), view.seat)
         assert twin == view
-        a = make_agent("search:batch=1,playout=cardsense,k=4,depth=2", rules, 5)
-        b = make_agent("search:batch=1,playout=cardsense,k=4,depth=2", rules, 5)
+        a = make_agent("batched-search:playout=cardsense,k=4,depth=2", rules, 5)
+        b = make_agent("batched-search:playout=cardsense,k=4,depth=2", rules, 5)
         assert a.act(view) == b.act(twin)
         assert a.last_scores == b.last_scores
         checked += 1
@@ -182,16 +182,18 @@ def test_a_playout_within_rdepth_tricks_of_the_end_scores_what_the_solver_gives(
         assert solved == len(states)
 
 
-def test_the_spec_refuses_what_the_batch_does_not_do() -> None:
+def test_the_batched_search_is_an_agent_of_its_own_and_refuses_what_it_does_not_do() -> None:
     rules = make_rules("dehla")
-    agent = make_agent("search:batch=1,playout=policy:dehla,k=8,depth=3", rules, 1)
+    agent = make_agent("batched-search:playout=policy:dehla,k=8,depth=3", rules, 1)
     assert isinstance(agent, BatchedSearchAgent) and (agent.k, agent.depth, agent.playout) == (8, 3, "policy:dehla")
+    assert isinstance(make_agent("batched-search", rules, 1), BatchedSearchAgent)  # cardsense playouts by default
+    assert not isinstance(make_agent("search:k=2", rules, 1), BatchedSearchAgent)
     for spec, words in (
-        ("search:batch=1", "batched policy"),
-        ("search:batch=1,playout=hard", "batched policy"),
-        ("search:batch=1,playout=cardsense,budget_ms=50", "budget_ms"),
-        ("search:batch=1,playout=cardsense,exact=1", "exact"),
-        ("search:batch=1,playout=policy:dehla", None),
+        ("search:batch=1", "no parameter 'batch'"),
+        ("batched-search:playout=hard", "batched policy"),
+        ("batched-search:playout=cardsense,budget_ms=50", "budget_ms"),
+        ("batched-search:playout=cardsense,exact=1", "exact"),
+        ("batched-search:playout=policy:dehla", None),
     ):
         if words is None:
             with pytest.raises(ValueError, match="trained for"):
@@ -200,7 +202,7 @@ def test_the_spec_refuses_what_the_batch_does_not_do() -> None:
             with pytest.raises(ValueError, match=words):
                 make_agent(spec, rules, 0)
     with pytest.raises(ValueError, match="four-player"):
-        make_agent("search:batch=1,playout=cardsense", make_rules("dehla-direct", players=6), 0)
+        make_agent("batched-search:playout=cardsense", make_rules("dehla-direct", players=6), 0)
 
 
 def _scoring_one_move(view, best: int, batches: list[Counter[int]]):
@@ -225,7 +227,7 @@ def test_with_prune_the_moves_clearly_behind_after_a_quarter_of_the_worlds_are_n
     on the rest; without prune every move is played on every world, in one batch."""
     rules = make_rules("dehla")
     k = 16
-    agent = make_agent(f"search:batch=1,playout=cardsense,k={k},depth=0,prune={prune}", rules, 1)
+    agent = make_agent(f"batched-search:playout=cardsense,k={k},depth=0,prune={prune}", rules, 1)
     assert agent.round_ends() == ([4, 8, 16] if prune else [16])
     searched = 0
     for _match, view in _positions(rules, 3):

@@ -141,9 +141,9 @@ def test_nothing_is_weighed_before_the_full_deal() -> None:
 
 
 def test_belief_is_for_the_batched_search_of_first_void_rulesets() -> None:
-    spec = "search:batch=1,playout=cardsense,k=4,belief=policy:dehla-playout"
+    spec = "batched-search:playout=cardsense,k=4,belief=policy:dehla-playout"
     make_agent(spec, make_rules("dehla"))
-    with pytest.raises(ValueError, match="batch=1 only"):
+    with pytest.raises(ValueError, match="no parameter 'belief'"):
         make_agent("search:k=4,belief=policy:dehla-playout", make_rules("dehla"))
     with pytest.raises(ValueError, match="first-void"):
         PlayLikelihood(make_rules("dehla", trump="chosen"), _likelihood().net)
@@ -152,7 +152,7 @@ def test_belief_is_for_the_batched_search_of_first_void_rulesets() -> None:
 def test_a_search_with_belief_plays_whole_hands() -> None:
     """The weighted search goes through hands the engine accepts (R5)."""
     rules = make_rules("dehla")
-    spec = "search:batch=1,playout=policy:dehla-playout,k=8,depth=5,rdepth=4,belief=policy:dehla-playout"
+    spec = "batched-search:playout=policy:dehla-playout,k=8,depth=5,rdepth=4,belief=policy:dehla-playout"
     rng = np.random.default_rng(3)
     match = MatchState(rules, 0)
     match.apply_deal(shuffled_deck(rng))

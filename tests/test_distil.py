@@ -1,6 +1,6 @@
 """The playout network distilled from a policy (agents.training.distil): the recorded
 targets are the teacher's move distribution, the fit learns it, and the command writes
-a play checkpoint that the registry and ``search:batch=1`` take as ``policy:PATH``."""
+a play checkpoint that the registry and ``batched-search`` take as ``policy:PATH``."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_the_command_writes_a_playout_policy_for_the_teachers_ruleset(tmp_path: 
     net, rules = load_policy(out)
     assert rules == make_rules("dehla") and net.hidden == (16,) and not net.card_features
     make_agent(f"policy:{out}", rules, seed=0)
-    search = make_agent(f"search:batch=1,playout=policy:{out},k=2,depth=1", rules, seed=0)
+    search = make_agent(f"batched-search:playout=policy:{out},k=2,depth=1", rules, seed=0)
     assert search is not None
     with pytest.raises(ValueError, match="trained for"):
         make_agent(f"policy:{out}", make_rules("court-piece"), seed=0)

@@ -96,7 +96,7 @@ def test_a_search_takes_the_relabelled_prior_with_its_own_relabel_parameter() ->
     rules = make_rules("dehla")
     for spec in (
         "search:k=4,prior=policy:dehla,keep=0.9,relabel=1",
-        "search:batch=1,playout=cardsense,k=4,prior=policy:dehla,relabel=1",
+        "batched-search:playout=cardsense,k=4,prior=policy:dehla,relabel=1",
     ):
         search = make_agent(spec, rules, 0)
         assert isinstance(search, SearchAgent) and search.prior is not None

@@ -192,7 +192,7 @@ def test_a_prior_keeps_the_most_probable_moves_up_to_its_mass(batch: bool) -> No
     ``keep`` of the prior's mass; no world is spent on the others and they are never
     played; a single class left is played without worlds."""
     rules = make_rules("dehla")
-    spec = "search:batch=1,playout=cardsense,k=3,depth=2" if batch else "search:k=3,depth=2"
+    spec = "batched-search:playout=cardsense,k=3,depth=2" if batch else "search:k=3,depth=2"
     for view in _opening_views(rules, 4):
         agent = make_agent(spec, rules, 5)
         assert isinstance(agent, SearchAgent)

@@ -23,7 +23,7 @@ from experiments.search_values import (
     search_targets,
 )
 
-CHEAP_SEARCH = "search:batch=1,playout=cardsense,k=2,depth=1"
+CHEAP_SEARCH = "batched-search:playout=cardsense,k=2,depth=1"
 
 
 def _position(values: dict[int, float]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -78,7 +78,7 @@ def test_recorded_positions_have_values_exactly_on_the_legal_moves(tmp_path: Pat
 
 def test_a_searcher_with_a_prior_is_recorded_only_where_it_compared_moves(tmp_path: Path) -> None:
     path = tmp_path / "d.npz"
-    spec = "search:batch=1,playout=cardsense,k=2,depth=1,prior=policy:dehla,keep=0.9"
+    spec = "batched-search:playout=cardsense,k=2,depth=1,prior=policy:dehla,keep=0.9"
     record_search_values(LabelTask(make_rules("dehla"), spec, (3,), 2, str(path)))
     data = load_data([path])
     assert len(data["obs"]) > 0

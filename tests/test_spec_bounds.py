@@ -48,7 +48,7 @@ def test_an_unbounded_spec_is_one_line_naming_the_parameter(spec: str, words: li
     [
         "search:k=48,depth=5,budget_ms=100",
         "search:k=128,depth=7,rdepth=6",
-        "search:batch=1,playout=policy:dehla,k=48,depth=5,rdepth=4",
+        "batched-search:playout=policy:dehla,k=48,depth=5,rdepth=4",
         "search:opp=search:k=4",
         f"search:k={MAX_WORLDS},depth={MAX_DEPTH},margin=1,keep=0.9",
     ],

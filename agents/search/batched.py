@@ -1,4 +1,4 @@
-"""``search:batch=1``: the search's worlds played out together on the batched engine.
+"""``batched-search``: the search's worlds played out together on the batched engine.
 
 :class:`~agents.search.pimc.SearchAgent` scores each action in each sampled world one world
 at a time, playing the world out with a scalar rule or agent. Here a decision is one
@@ -83,7 +83,7 @@ class BatchedSearchAgent(SearchAgent):
         # the scalar search's rollout_depth; here None (as 0) plays to the end of the hand
         self.rollout_depth = rollout_depth or 0
         if rules.players != 4:
-            raise ValueError("search:batch=1 plays four-player rulesets (R2.8's six players are not searched)")
+            raise ValueError("batched-search plays four-player rulesets (R2.8's six players are not searched)")
         self.playout = playout_name
         self.belief = belief
         self.batch_policy = playout

@@ -52,7 +52,7 @@ Options (``search:k=48,depth=5,budget_ms=100,playout=rule``)::
                    is always scored; default none: then fully deterministic per seed)
     ``playout``    ``rule``, ``greedy`` or an agent spec (default ``rule``)
     ``prune``      successive elimination constant, 0 to score every action on every
-                   world (default 1.0; with ``batch=1`` 0, and its worlds then come in
+                   world (default 1.0; the batched search's default is 0, and its worlds then come in
                    three batches, :mod:`agents.search.batched`)
     ``exact``      1: exact solver values instead of result intervals (default 0)
     ``margin``     weight of the margin tie-break (default 0.01)

@@ -1,4 +1,4 @@
-"""A small playout network distilled from a trained policy (for ``search:batch=1``).
+"""A small playout network distilled from a trained policy (for ``batched-search``).
 
 The batched search plays every world out with a network, one forward pass per step for
 the whole batch; with the shipped ``dehla`` policy (1,042 inputs: the observation and
@@ -22,7 +22,7 @@ Usage::
 
     python -m agents.training.distil --teacher dehla --out agents/checkpoints/dehla-playout.pt
     python -m agents.arena --rules dehla --b hard --deals 2000 --seed 7 \\
-        --a search:batch=1,playout=policy:dehla-playout,k=48,depth=5
+        --a batched-search:playout=policy:dehla-playout,k=48,depth=5
 """
 
 from __future__ import annotations
