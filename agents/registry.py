@@ -245,6 +245,7 @@ MAX_WORLDS = 512
 MAX_DEPTH = 9
 MAX_BUDGET_MS = 60_000.0
 
+
 def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     from agents.bots.batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
     from agents.nets.policy import PolicyAgent
@@ -323,7 +324,7 @@ AGENTS: dict[str, AgentEntry] = {
                 Param("playout", str, "rule", "playout policy: rule, greedy or an agent spec", spec=True),
                 Param("exact", bool, False, "solve whole hands exactly where possible"),
                 _MARGIN,
-                Param("prune", float, 1.0, "successive-elimination width (0: every move on every world)", 0, maximum=100),
+                Param("prune", float, 1.0, "successive elimination width (0: every move, every world)", 0, maximum=100),
                 Param(
                     "rdepth",
                     int,
@@ -355,8 +356,8 @@ AGENTS: dict[str, AgentEntry] = {
                 _DEPTH,
                 Param("playout", str, "cardsense", "batched playout policy: cardsense or policy:NAME", spec=True),
                 _MARGIN,
-                Param("prune", float, 0.0, "successive-elimination width (0: every move on every world)", 0, maximum=100),
-                Param("rdepth", int, 0, "solve depth at the end of playouts (0: play to the end)", 0, maximum=MAX_DEPTH),
+                Param("prune", float, 0.0, "successive elimination width (0: every move, every world)", 0, maximum=100),
+                Param("rdepth", int, 0, "solve depth after playouts (0: play to the end)", 0, maximum=MAX_DEPTH),
                 _PRIOR,
                 _KEEP,
                 _RELABEL,
