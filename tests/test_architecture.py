@@ -168,6 +168,7 @@ AGENT_LAYERS = {
     # package -> the agents packages it may import (besides itself and dehla_env)
     "base": set(),
     "gc_pause": set(),
+    "user_files": set(),
     "nets": {"base"},
     "bots": {"base", "nets"},
     "search": {"base", "nets", "bots", "gc_pause"},

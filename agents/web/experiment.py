@@ -15,13 +15,13 @@ pyyaml``, part of the ``train`` extra).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agents.bench.deals import DealSet, load, preset_for
+from agents.user_files import UserFileError, read_json, read_text, read_yaml
 from agents.web.bots import Catalogue
 from dehla_env.rules import PRESETS, Rules, RulesError, make_rules
 
@@ -104,83 +104,15 @@ class Experiment:
 
 # ---------------------------------------------------------------------- reading
 def read_experiment_text(path: Path) -> Any:
-    """The file's data (JSON or YAML), read safely; :class:`ExperimentError` otherwise."""
-    name = path.name
+    """The file's data (JSON or YAML), read safely (:mod:`agents.user_files`);
+    :class:`ExperimentError` otherwise."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise ExperimentError(f"{path}: cannot read it ({e.strerror or e})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ExperimentError(f"{name}: larger than {MAX_FILE_BYTES} bytes; an experiment file is a few KiB")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ExperimentError(f"{name}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
-        return _read_json(name, text)
-    return _read_yaml(name, text)
-
-
-def _read_json(name: str, text: str) -> Any:
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in items:
-            if key in out:
-                raise ExperimentError(f"{name}: {key}: given twice")
-            out[key] = value
-        return out
-
-    def constant(word: str) -> Any:
-        raise ExperimentError(f"{name}: {word} is not a JSON number")
-
-    try:
-        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
-    except ExperimentError:
-        raise
-    except RecursionError:
-        raise ExperimentError(f"{name}: nested too deep") from None
-    except ValueError as e:
-        raise ExperimentError(f"{name}: not JSON ({str(e)[:120]})") from None
-
-
-def _read_yaml(name: str, text: str) -> Any:
-    try:
-        import yaml
-    except ImportError:
-        raise ExperimentError(
-            f"{name}: reading YAML needs PyYAML (pip install pyyaml), or write the file as JSON"
-        ) from None
-
-    class NoAliasLoader(yaml.SafeLoader):
-        """PyYAML's safe loader, refusing aliases (expanded, they multiply a small file
-        into a huge object) and keys given twice (the safe loader keeps the last)."""
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            if self.check_event(yaml.AliasEvent):
-                event = self.peek_event()
-                line = event.start_mark.line + 1
-                raise ExperimentError(f"{name}: line {line}: YAML aliases (*{event.anchor}) are not accepted")
-            return super().compose_node(parent, index)
-
-        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-            seen: set[Any] = set()
-            for key_node, _value in node.value:
-                key = self.construct_object(key_node, deep=deep)
-                if isinstance(key, str) and key in seen:
-                    raise ExperimentError(f"{name}: line {key_node.start_mark.line + 1}: {key}: given twice")
-                seen.add(key)
-            return super().construct_mapping(node, deep=deep)
-
-    try:
-        return yaml.load(text, Loader=NoAliasLoader)  # noqa: S506 - a safe loader, aliases refused
-    except ExperimentError:
-        raise
-    except RecursionError:
-        raise ExperimentError(f"{name}: nested too deep") from None
-    except yaml.YAMLError as e:
-        first = " ".join(str(e).split())[:160]
-        raise ExperimentError(f"{name}: not valid YAML ({first})") from None
+        text = read_text(path, MAX_FILE_BYTES, "an experiment file")
+        if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+            return read_json(text, path.name)
+        return read_yaml(text, path.name)
+    except UserFileError as e:
+        raise ExperimentError(str(e)) from None
 
 
 # ---------------------------------------------------------------------- checking
