@@ -41,6 +41,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from math import comb, factorial
+from typing import assert_never
 
 import numpy as np
 
@@ -388,15 +389,18 @@ def _public_state(view: PlayerView) -> HandState:
         hand.trump = view.trump if view.trump_in_force else -1
         hand.trump_hidden = rules.trump_making is TrumpMaking.CLOSED and view.trump >= 0 and not view.trump_in_force
     hand.trump_maker = view.trump_maker
-    if view.phase == Phase.TRUMP:
-        if rules.trump_making.by_first_void and view.trick:
-            hand.trump_context = TrumpContext.VOID
-        elif rules.trump_making is TrumpMaking.BIDDING:
-            hand.trump_context = TrumpContext.ALL_PASS
-        elif rules.trump_making is TrumpMaking.OPEN:
-            hand.trump_context = TrumpContext.OPEN
-        else:
-            hand.trump_context = TrumpContext.CHOSEN
+    if view.phase == Phase.TRUMP:  # the context the engine set when it asked for trump
+        match rules.trump_making:
+            case TrumpMaking.CLOSED | TrumpMaking.NAMED:
+                hand.trump_context = TrumpContext.VOID  # R2.4c/d: asked while unable to follow
+            case TrumpMaking.BIDDING:
+                hand.trump_context = TrumpContext.ALL_PASS  # R4.2
+            case TrumpMaking.OPEN:
+                hand.trump_context = TrumpContext.OPEN  # R2.4b
+            case TrumpMaking.CHOSEN | TrumpMaking.FIRST_VOID:  # R1.4 chosen, R3.1 (first-void makes no trump decision)
+                hand.trump_context = TrumpContext.CHOSEN
+            case _:
+                assert_never(rules.trump_making)
     hand.history = list(view.history)
     hand.trick_winners = [w for _l, _c, w in view.history]
     hand.tricks = list(view.tricks)

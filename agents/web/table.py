@@ -13,7 +13,7 @@ panels a ruleset has (tens, points, kots, the middle, bids) all come from here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 from agents.web.game import WebGame
 from agents.web.narrate import SUIT_SYMBOLS, plural, pretty_suit
@@ -58,17 +58,20 @@ def panels(rules: Rules) -> dict[str, bool]:
 
 def target_text(rules: Rules) -> str:
     """How the match is won, in one line (R1.9, R2.6, R3.6, R4.5)."""
-    ms = rules.match_scoring
     limit = f" ({plural(rules.max_hands, 'hand')} at most)" if rules.max_hands else ""
-    if ms is MatchScoring.KOTS:
-        return f"First side to {plural(rules.kots_to_win or 1, 'kot')} wins{limit}."
-    if ms is MatchScoring.STREAK:
-        return f"All the tens in a round, or {rules.kot_streak} rounds in a row, wins{limit}."
-    if ms is MatchScoring.ROUND_POINTS:
-        return f"All the tens in a round, or {plural(rules.points_to_win or 1, 'round')} won, wins{limit}."
-    if ms is MatchScoring.COURT_POINTS:
-        return f"First side to {plural(rules.points_to_win or 1, 'point')} wins; a round is 1, a kot 1 more{limit}."
-    return f"A side {rules.gap} or more points behind loses{limit}."
+    match rules.match_scoring:
+        case MatchScoring.KOTS:
+            return f"First side to {plural(rules.kots_to_win or 1, 'kot')} wins{limit}."
+        case MatchScoring.STREAK:
+            return f"All the tens in a round, or {rules.kot_streak} rounds in a row, wins{limit}."
+        case MatchScoring.ROUND_POINTS:
+            return f"All the tens in a round, or {plural(rules.points_to_win or 1, 'round')} won, wins{limit}."
+        case MatchScoring.COURT_POINTS:
+            return f"First side to {plural(rules.points_to_win or 1, 'point')} wins; a round is 1, a kot 1 more{limit}."
+        case MatchScoring.GAP:
+            return f"A side {rules.gap} or more points behind loses{limit}."
+        case _:
+            assert_never(rules.match_scoring)
 
 
 def _high_bid(view: PlayerView) -> tuple[int, int] | None:
@@ -150,18 +153,22 @@ def _prompt(game: WebGame, view: PlayerView) -> str:
         high_text = f"{action_text(high[1])[4:]} by {names[high[0]]}" if high else "none yet"
         return f"Your bid: {MIN_BID} to {MAX_BID} tricks with a trump suit, or pass. Highest so far: {high_text}."
     if view.phase == Phase.TRUMP:
-        if view.trick:
-            if rules.trump_making is TrumpMaking.CLOSED:
+        match rules.trump_making:  # the engine asks for trump at these moments only
+            case TrumpMaking.CLOSED:
                 return (
                     "You cannot follow suit: choose a trump in secret; "
                     "it is revealed the next time you cannot follow (R2.4c)."
                 )
-            return "You cannot follow suit: name the trump suit, then play any card (R2.4d)."
-        if rules.trump_making is TrumpMaking.BIDDING:
-            return "Everyone passed: you must take 7 tricks. Name the trump suit (R4.2)."
-        if rules.trump_making is TrumpMaking.OPEN:
-            return "Name the trump suit for this hand (R2.4b)."
-        return "Name the trump suit from your first five cards."
+            case TrumpMaking.NAMED:
+                return "You cannot follow suit: name the trump suit, then play any card (R2.4d)."
+            case TrumpMaking.BIDDING:
+                return "Everyone passed: you must take 7 tricks. Name the trump suit (R4.2)."
+            case TrumpMaking.OPEN:
+                return "Name the trump suit for this hand (R2.4b)."
+            case TrumpMaking.CHOSEN | TrumpMaking.FIRST_VOID:  # first-void makes no trump decision (R1.4)
+                return "Name the trump suit from your first five cards."
+            case _:
+                assert_never(rules.trump_making)
     if view.led_suit < 0:
         return "Your lead: play any card."
     led = SUIT_LETTERS[view.led_suit]
