@@ -30,6 +30,7 @@ import gymnasium
 
 from agents.registry import make_agent
 from dehla_env.rules import Rules
+from dehla_env.seats import side_of
 from dehla_env.wrappers import MAX_HAND_STEPS, SingleAgentEnv
 
 ENV_IDS: dict[str, str] = {
@@ -62,7 +63,7 @@ def single_agent_env(
         if not isinstance(opponents, Mapping):
             opponents = {seat: opponents for seat in others if opponents is not None}
         for seat in others:
-            if seat % 2 == env.learner_seat % 2:
+            if side_of(seat) == side_of(env.learner_seat):
                 opponents[seat] = resolve(partner, seat)
         if env.learner != "seat":
             raise ValueError("partner is for learner='seat'; with learner='side' the learner plays its partners")

@@ -44,10 +44,11 @@ from dehla_env.actions import (
     is_trump,
     parse_action,
 )
-from dehla_env.cards import NUM_RANKS, RANK_LETTERS, SUIT_LETTERS, suit_of
+from dehla_env.cards import RANK_LETTERS, SUIT_LETTERS, rank_of, suit_of
 from dehla_env.commands import typed_command
 from dehla_env.engine import DRAWN, MatchState, Phase, TrumpContext
 from dehla_env.rules import PRESETS, MatchScoring, Rules, TrumpMaking, make_rules, parse_option_pairs
+from dehla_env.seats import side_of
 from dehla_env.view import PlayerView, view_of
 
 _SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
@@ -86,7 +87,7 @@ def suit_text(suit: int, symbols: bool = False) -> str:
 
 def card_label(card: int, symbols: bool = False) -> str:
     """``TS``, or ``T♠`` with symbols."""
-    return RANK_LETTERS[card % NUM_RANKS] + suit_text(card // NUM_RANKS, symbols)
+    return RANK_LETTERS[rank_of(card)] + suit_text(suit_of(card), symbols)
 
 
 def move_label(action: int, symbols: bool = False) -> str:
@@ -105,7 +106,7 @@ def hand_text(cards: Sequence[int], symbols: bool = False) -> str:
     """``S: A K T  H: 9 4  D: -  C: Q 2`` in :data:`SUIT_ORDER`, high cards first."""
     parts = []
     for s in SUIT_ORDER:
-        ranks = [RANK_LETTERS[c % NUM_RANKS] for c in sorted((c for c in cards if c // NUM_RANKS == s), reverse=True)]
+        ranks = [RANK_LETTERS[rank_of(c)] for c in sorted((c for c in cards if suit_of(c) == s), reverse=True)]
         parts.append(f"{suit_text(s, symbols)}: {' '.join(ranks) if ranks else '-'}")
     return "  ".join(parts)
 
@@ -122,7 +123,7 @@ def display_order(legal: Sequence[int]) -> list[int]:
             return (1, tricks, SUIT_ORDER.index(suit))
         if is_trump(a):
             return (2, SUIT_ORDER.index(a - TRUMP_OFFSET))
-        return (3, SUIT_ORDER.index(a // NUM_RANKS), -(a % NUM_RANKS))
+        return (3, SUIT_ORDER.index(suit_of(a)), -(rank_of(a)))
 
     return sorted(legal, key=key)
 
@@ -249,7 +250,7 @@ class TerminalGame:
         for s in range(n):
             if s == human_seat:
                 continue
-            role = "partner" if s % 2 == human_seat % 2 else "opponents"
+            role = "partner" if side_of(s) == side_of(human_seat) else "opponents"
             spec = partner if role == "partner" else opponents
             self.specs[s] = spec
             try:
@@ -267,14 +268,14 @@ class TerminalGame:
         """A seat in the move log, with its role and bot."""
         if seat == self.human:
             return f"seat {seat} (you)"
-        role = "partner" if seat % 2 == self.human % 2 else "opponent"
+        role = "partner" if side_of(seat) == side_of(self.human) else "opponent"
         return f"seat {seat} ({role}, {self.specs[seat]})"
 
     def role(self, seat: int) -> str:
         """A seat in the table, short: ``seat 2 (partner)``."""
         if seat == self.human:
             return f"seat {seat} (you)"
-        return f"seat {seat} ({'partner' if seat % 2 == self.human % 2 else 'opponent'})"
+        return f"seat {seat} ({'partner' if side_of(seat) == side_of(self.human) else 'opponent'})"
 
     def card(self, card: int) -> str:
         return card_label(card, self.symbols)
@@ -294,7 +295,7 @@ class TerminalGame:
 
     def sides_label(self) -> str:
         """Which number of a score pair is whose: side 0 first, always, as in the log."""
-        mine = self.human % 2
+        mine = side_of(self.human)
         return f"(side 0{' yours' if mine == 0 else ''} : side 1{' yours' if mine == 1 else ''})"
 
     def hand_score_row(self, tricks: Sequence[int], tens: Sequence[int]) -> str:
@@ -367,11 +368,11 @@ class TerminalGame:
             mark = ">" if view.to_act == s else " "
             if s == self.human:
                 body = hand_text(view.hand, self.symbols)
-                lines.append(f"{mark} seat {s} (you) [side {s % 2}]  {body}")
+                lines.append(f"{mark} seat {s} (you) [side {side_of(s)}]  {body}")
             else:
-                role = "partner" if s % 2 == self.human % 2 else "opponent"
+                role = "partner" if side_of(s) == side_of(self.human) else "opponent"
                 count = plural(view.hand_counts[s], "card")
-                lines.append(f"{mark} seat {s} [side {s % 2}]  {count}  ({role}, {self.specs[s]})")
+                lines.append(f"{mark} seat {s} [side {side_of(s)}]  {count}  ({role}, {self.specs[s]})")
         if view.trick:
             trick = "  ".join(f"{s}:{self.card(c)}" for s, c in view.trick)
             winning = f"   (winning: {self.role(view.trick_winner)})" if view.trick_winner >= 0 else ""
@@ -391,9 +392,9 @@ class TerminalGame:
         person leaves (returns None; :attr:`left` says how)."""
         rules = self.rules
         n = rules.players
-        human_side = self.human % 2
-        mates = [s for s in range(n) if s % 2 == human_side and s != self.human]
-        others = [s for s in range(n) if s % 2 != human_side]
+        human_side = side_of(self.human)
+        mates = [s for s in range(n) if side_of(s) == human_side and s != self.human]
+        others = [s for s in range(n) if side_of(s) != human_side]
         self.say(f"{rules}")
         mate_text = ", ".join(f"seat {s} ({self.specs[s]})" for s in mates)
         opp_text = ", ".join(f"seat {s} ({self.specs[s]})" for s in others)
@@ -489,7 +490,7 @@ class TerminalGame:
         if self.rules.has_middle:
             if hand.takes and hand.takes[-1][0] == len(hand.history):
                 _t, taker, count = hand.takes[-1]
-                tens = plural(gained[taker % 2], "ten")
+                tens = plural(gained[side_of(taker)], "ten")
                 self.say(f"  {self.who(taker)} takes the middle: {plural(count, 'card')}, {tens}")
             elif hand.middle:
                 self.say(
@@ -504,12 +505,12 @@ class TerminalGame:
         match = self.match
         hand = match.hand
         summary = match.summaries[-1]
-        mine = self.human % 2
+        mine = side_of(self.human)
         self.say("")
         self.say(f"--- Hand {match.hands_completed} over ---")
         if hand.contract is not None:
             s, t, su = hand.contract
-            self.say(f"  contract: {t}{self.suit(su)} by seat {s} (side {s % 2})")
+            self.say(f"  contract: {t}{self.suit(su)} by seat {s} (side {side_of(s)})")
         self.say("  " + self.hand_score_row(hand.tricks, hand.tens))
         w = summary.hand_winner
         if w is None:

@@ -28,7 +28,7 @@ from .actions import (
     bid_action,
     trump_action,
 )
-from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, rank_of, suit_of
 from .encoding import NUM_BID_CHOICES, Axis, Layout, layout_for, privileged_layout
 
 ALL_PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(permutations(range(4)))
@@ -36,7 +36,7 @@ ALL_PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(permutations(range(4)))
 
 def _card_map(perm: tuple[int, ...]) -> np.ndarray:
     """new card id for every old card id."""
-    return np.array([perm[c // NUM_RANKS] * NUM_RANKS + c % NUM_RANKS for c in range(NUM_CARDS)])
+    return np.array([perm[suit_of(c)] * NUM_RANKS + rank_of(c) for c in range(NUM_CARDS)])
 
 
 def _bid_map(perm: tuple[int, ...]) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,17 +44,28 @@ class Suit(IntEnum):
         return SUIT_LETTERS[self]
 
 
+#: one card id, or an array of them (the helpers below serve a hand and a batch alike)
+CardIds = TypeVar("CardIds", int, "np.ndarray")
+
+
 def card_id(suit: int, rank: int) -> int:
     return suit * NUM_RANKS + rank
 
 
-def suit_of(card: int) -> int:
+def suit_of(card: CardIds) -> CardIds:
+    """The suit of a card id (0 clubs .. 3 spades); an array of ids gives an array."""
     return card // NUM_RANKS
+
+
+def rank_of(card: CardIds) -> CardIds:
+    """The rank of a card id (0 the two .. 12 the ace, :data:`TEN_RANK` the ten); an
+    array of ids gives an array."""
+    return card % NUM_RANKS
 
 
 def card_text(card: int) -> str:
     """``47 -> "TS"``."""
-    return RANK_LETTERS[card % NUM_RANKS] + SUIT_LETTERS[card // NUM_RANKS]
+    return RANK_LETTERS[rank_of(card)] + SUIT_LETTERS[suit_of(card)]
 
 
 def parse_card(text: str) -> int:

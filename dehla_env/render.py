@@ -6,8 +6,9 @@ No rules logic lives here: it only formats what the engine or a view holds.
 from __future__ import annotations
 
 from .actions import action_text
-from .cards import NUM_RANKS, SUIT_LETTERS, card_text
+from .cards import SUIT_LETTERS, card_text, suit_of
 from .engine import MatchState, Phase
+from .seats import side_of
 from .view import view_of
 
 _SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -17,7 +18,7 @@ def hand_by_suit(cards: list[int] | tuple[int, ...]) -> str:
     """``S: A K T  H: 9 4  D: -  C: Q 2`` (high cards first, spades first)."""
     parts = []
     for s in (3, 2, 1, 0):
-        ranks = [card_text(c)[0] for c in sorted((c for c in cards if c // NUM_RANKS == s), reverse=True)]
+        ranks = [card_text(c)[0] for c in sorted((c for c in cards if suit_of(c) == s), reverse=True)]
         parts.append(f"{SUIT_LETTERS[s]}: {' '.join(ranks) if ranks else '-'}")
     return "  ".join(parts)
 
@@ -50,7 +51,7 @@ def render_match(match: MatchState, seat: int | None = None, symbols: bool = Fal
         lines.append("bids: " + ", ".join(f"{s}:{action_text(a)}" for s, a in hand.bids))
     for s in range(n):
         mark = ">" if view.to_act == s else " "
-        side = f"side {s % 2}"
+        side = f"side {side_of(s)}"
         if seat is None or s == seat:
             body = hand_by_suit(hand.hand_cards(s))
         else:

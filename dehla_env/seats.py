@@ -7,14 +7,24 @@ and with six ({0, 2, 4} and {1, 3, 5}).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    import numpy as np
+
 NUM_SIDES = 2
+
+#: one seat, or an array of seats (:func:`side_of` serves a hand and a batch alike)
+Seats = TypeVar("Seats", int, "np.ndarray")
 
 
 def next_seat(seat: int, num_players: int = 4) -> int:
     return (seat + 1) % num_players
 
 
-def side_of(seat: int) -> int:
+def side_of(seat: Seats) -> Seats:
+    """The side of a seat: 0 for {0, 2(, 4)}, 1 for {1, 3(, 5)}; an array of seats
+    gives an array."""
     return seat % 2
 
 

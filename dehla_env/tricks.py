@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .cards import NUM_RANKS
+from .cards import rank_of, suit_of
 
 #: :func:`trick_keys`: a trump ranks above every card of the led suit, which ranks above
 #: the rest; within each group the card's rank decides
@@ -26,7 +26,7 @@ LED_KEY = 16
 def beats(card: int, best: int, trump: int) -> bool:
     """Does ``card``, played after ``best`` (the card winning the trick so far), beat it?
     ``trump`` is the suit in force, -1 for none."""
-    s, b = card // NUM_RANKS, best // NUM_RANKS
+    s, b = suit_of(card), suit_of(best)
     if s == b:
         return card > best
     return s == trump
@@ -47,7 +47,7 @@ def trick_keys(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndar
     :func:`trick_winner`): ``TRUMP_KEY + rank`` for a trump, ``LED_KEY + rank`` for the led
     suit, 0 otherwise, -1 where there is no card (``cards`` < 0). ``led`` and ``trump``
     broadcast against ``cards`` (-1: none)."""
-    suit = cards // NUM_RANKS
-    rank = cards % NUM_RANKS
+    suit = suit_of(cards)
+    rank = rank_of(cards)
     key = np.where(suit == trump, TRUMP_KEY + rank, np.where(suit == led, LED_KEY + rank, 0))
     return np.where(cards < 0, -1, key)

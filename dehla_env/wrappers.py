@@ -21,7 +21,7 @@ Observation space     exactly the AEC environment's: ``Dict(observation=...,
 Learner
     ``learner="seat"`` (default): the learner is seat ``learner_seat``. ``learner="side"``:
     the learner plays every seat of ``learner_seat``'s side (seats ``s`` with
-    ``s % 2 == learner_seat % 2``); each step it acts for whichever of them is to act,
+    ``side_of(s) == side_of(learner_seat)``); each step it acts for whichever of them is to act,
     and ``info["seat"]`` says which. Observations are always that seat's own
     (seat-relative, R0.6): the learner never sees a partner's hand.
 
@@ -105,6 +105,7 @@ from .actions import NUM_ACTIONS
 from .env import ResetNeededError, raw_env
 from .errors import IllegalMoveError
 from .rules import Rules
+from .seats import side_of
 from .view import PlayerView, view_of
 
 
@@ -170,7 +171,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         elif learner == "side":
             if partner is not None:
                 raise ValueError("partner is for learner='seat'; with learner='side' the learner plays its partners")
-            seats = tuple(s for s in range(n) if s % 2 == learner_seat % 2)
+            seats = tuple(s for s in range(n) if side_of(s) == side_of(learner_seat))
         else:
             raise ValueError(f"learner must be 'seat' or 'side', not {learner!r}")
         self.render_mode = render_mode
@@ -213,7 +214,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
             policies = [None if self._is_learner[s] else opponents for s in range(n)]
         if partner is not None:
             for s in range(n):
-                if not self._is_learner[s] and s % 2 == self.learner_seat % 2:
+                if not self._is_learner[s] and side_of(s) == side_of(self.learner_seat):
                     policies[s] = partner
         for s in range(n):
             p = policies[s]

@@ -17,6 +17,7 @@ import numpy as np
 
 from dehla_env.cards import shuffled_deck
 from dehla_env.rules import Rules
+from dehla_env.seats import side_of
 
 # Stream tags under (seed, deal): keep the generators of different purposes apart.
 CHANCE = 1  # the R1.4 draw of a one-hand game
@@ -85,7 +86,7 @@ def seat_specs(
     specs = []
     for s in range(players):
         lead = s < 2
-        if s % 2 == a_side:
+        if side_of(s) == a_side:
             specs.append(spec_a if lead or partner_a is None else partner_a)
         else:
             specs.append(spec_b if lead or partner_b is None else partner_b)

@@ -29,6 +29,7 @@ from agents.base import Agent
 from agents.registry import make_agent
 from dehla_env.engine import DRAWN, NOBODY, MatchState, Phase
 from dehla_env.rules import Rules
+from dehla_env.seats import side_of
 from dehla_env.view import PlayerView, view_of
 
 MODES = ("hand", "match")
@@ -57,7 +58,7 @@ def _roles(first_lead: int | None, match: MatchState) -> tuple[int, int | None]:
     completed: the seats' roles in it, for the per-role breakdowns."""
     hand = match.hand
     maker = hand.contract[0] if hand.contract is not None else hand.trump_maker  # R4.2: all-pass too
-    return (0 if first_lead is None else first_lead % 2), (None if maker == NOBODY else maker % 2)
+    return (0 if first_lead is None else side_of(first_lead)), (None if maker == NOBODY else side_of(maker))
 
 
 def play_hand(

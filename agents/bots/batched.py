@@ -46,13 +46,14 @@ from typing import Any
 import numpy as np
 
 from dehla_env.actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
-from dehla_env.cards import NUM_CARDS, NUM_RANKS, TEN_RANK
+from dehla_env.cards import NUM_CARDS, TEN_RANK, rank_of, suit_of
 from dehla_env.encoding import layout_for
+from dehla_env.seats import side_of
 from dehla_env.tricks import LED_KEY, trick_keys
 from dehla_env.vector import BatchPolicy, random_legal
 
-_SUIT = np.arange(NUM_CARDS) // NUM_RANKS
-_RANK = np.arange(NUM_CARDS) % NUM_RANKS
+_SUIT = suit_of(np.arange(NUM_CARDS))
+_RANK = rank_of(np.arange(NUM_CARDS))
 _IS_TEN = _RANK == TEN_RANK
 
 
@@ -145,8 +146,8 @@ class _Heuristic:
             "led": led,
             "played": played,
             "winning": winning,
-            "partner_winning": (winning > 0) & (winning % 2 == 0),
-            "opponent_winning": (winning >= 0) & (winning % 2 == 1),
+            "partner_winning": (winning > 0) & (side_of(winning) == 0),
+            "opponent_winning": (winning >= 0) & (side_of(winning) == 1),
             "last": played == self.n - 1,
             "keys": keys,
             "best_key": best_key,

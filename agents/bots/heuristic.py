@@ -33,9 +33,10 @@ from agents.base import Agent
 from agents.bots.knowledge import Knowledge, tens_in
 from agents.bots.sampler import WorldSampler
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_action
-from dehla_env.cards import NUM_RANKS, TEN_RANK, cards_of_suit
+from dehla_env.cards import TEN_RANK, cards_of_suit, rank_of, suit_of
 from dehla_env.engine import Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
+from dehla_env.seats import side_of
 from dehla_env.tricks import beats, trick_winner
 from dehla_env.view import PlayerView
 
@@ -96,7 +97,7 @@ class HeuristicAgent(Agent):
             if s == suit:
                 continue
             for c in know.hand_by_suit[s]:
-                r = c % NUM_RANKS
+                r = rank_of(c)
                 side_cards += {12: 1.0, 11: 0.5}.get(r, 0.0)
         # five average cards: 1.25 trumps (1.9 strength) + 1.25 honours (~1.6): ~3.5
         return 6.5 + 0.55 * (strength - 3.5) + 0.6 * side_cards
@@ -105,7 +106,7 @@ class HeuristicAgent(Agent):
         legal = set(view.legal_actions)
         high = max((a for _s, a in view.bids if a != PASS_ACTION), default=None)
         high_tricks = MIN_BID - 1 if high is None else (high - BID_OFFSET) // 4 + MIN_BID
-        partner_bid = any(s % 2 == view.seat % 2 and a != PASS_ACTION for s, a in view.bids)
+        partner_bid = any(side_of(s) == side_of(view.seat) and a != PASS_ACTION for s, a in view.bids)
         best_suit = max(range(4), key=lambda s: self.estimate_tricks(view, s))
         est = self.estimate_tricks(view, best_suit)
         if self.bid_noise:
@@ -135,13 +136,13 @@ class HeuristicAgent(Agent):
             return None
         tens_matter = self._tens_matter(view.rules)
         best = max((s for s in range(4) if know.hand_by_suit[s]), key=lambda s: know.suit_strength(s, tens_matter))
-        cards = sorted(know.hand_by_suit[best], key=lambda c: (c % NUM_RANKS == TEN_RANK and tens_matter, c))
+        cards = sorted(know.hand_by_suit[best], key=lambda c: (rank_of(c) == TEN_RANK and tens_matter, c))
         return cards[0] if cards[0] in legal else None
 
 
 def _lowest(cards: list[int] | tuple[int, ...], avoid_tens: bool) -> int:
     """The lowest card; with ``avoid_tens``, a ten only if nothing else is left."""
-    return min(cards, key=lambda c: (avoid_tens and c % NUM_RANKS == TEN_RANK, c % NUM_RANKS, c))
+    return min(cards, key=lambda c: (avoid_tens and rank_of(c) == TEN_RANK, rank_of(c), c))
 
 
 class EasyAgent(HeuristicAgent):
@@ -159,7 +160,7 @@ class EasyAgent(HeuristicAgent):
             return legal[int(self.rng.integers(len(legal)))]
         winners = [c for c in legal if know.beats(c, know.winning_card)]
         if winners and not know.is_partner(know.winner_seat):
-            return min(winners, key=lambda c: (c // NUM_RANKS == know.trump_suit_in_force, c % NUM_RANKS))
+            return min(winners, key=lambda c: (suit_of(c) == know.trump_suit_in_force, rank_of(c)))
         return _lowest(legal, avoid_tens=False)
 
 
@@ -207,7 +208,7 @@ class HardAgent(HeuristicAgent):
         if cached is not None:
             return cached
         best = 0.0
-        opponents = [s for s in range(know.n) if s % 2 != know.seat % 2]
+        opponents = [s for s in range(know.n) if side_of(s) != side_of(know.seat)]
         for c in know.view.hand:
             p = 1.0
             for s in opponents:
@@ -218,9 +219,9 @@ class HardAgent(HeuristicAgent):
 
     def _card_cost(self, view: PlayerView, know: Knowledge, card: int) -> float:
         """The future value spent by playing ``card`` now (high cards and trumps)."""
-        r = card % NUM_RANKS
+        r = rank_of(card)
         cost = 0.02 * r
-        if card // NUM_RANKS == know.trump:
+        if suit_of(card) == know.trump:
             cost += 0.12 + 0.02 * r
         if r >= 9 and know.is_master(card):
             cost += 0.15
@@ -228,7 +229,7 @@ class HardAgent(HeuristicAgent):
 
     def _expected(self, view: PlayerView, know: Knowledge, card: int) -> float:
         """Expected value for our side of playing ``card`` to the current trick."""
-        ten = 1 if card % NUM_RANKS == TEN_RANK and self._tens_matter(view.rules) else 0
+        ten = 1 if rank_of(card) == TEN_RANK and self._tens_matter(view.rules) else 0
         after = know.after
         partner_after = [s for s in after if know.is_partner(s)]
         if not know.trick_cards or know.beats(card, know.winning_card):
@@ -254,7 +255,7 @@ class HardAgent(HeuristicAgent):
         gain = self._stake(view, know, ten, our_winner, True)
         loss = self._stake(view, know, ten, their_winner, False) if their_winner >= 0 else gain
         lw = view.last_winner
-        if view.rules.has_middle and lw >= 0 and lw % 2 != know.seat % 2 and their_winner == lw:
+        if view.rules.has_middle and lw >= 0 and side_of(lw) != side_of(know.seat) and their_winner == lw:
             loss += self.fight  # fight hardest against the other side's second trick in a row
         return p_us * gain - (1.0 - p_us) * loss - self.cost_scale * self._card_cost(view, know, card)
 
@@ -273,9 +274,9 @@ class HardAgent(HeuristicAgent):
             worlds = [_split_world(sampler.sample(self.rng).hands, know.after) for _ in range(self.samples)]
             if worlds:
                 stakes: dict[tuple[int, int], float] = {}
-                scored = [(self._sampled_value(view, know, c, worlds, stakes), -(c % NUM_RANKS), c) for c in legal]
+                scored = [(self._sampled_value(view, know, c, worlds, stakes), -(rank_of(c)), c) for c in legal]
                 return max(scored)[2]
-        scored = [(self._expected(view, know, c), -(c % NUM_RANKS), c) for c in legal]
+        scored = [(self._expected(view, know, c), -(rank_of(c)), c) for c in legal]
         return max(scored)[2]
 
     def _sampled_value(
@@ -294,12 +295,12 @@ class HardAgent(HeuristicAgent):
         trump = know.trump_suit_in_force
         base_cards = know.trick_cards + [card]
         base_seats = know.trick_seats + [know.seat]
-        led = base_cards[0] // NUM_RANKS
+        led = suit_of(base_cards[0])
         # R1.4: with no trump yet, the first seat unable to follow makes it with its card
         void_makes_trump = view.rules.trump_making is TrumpMaking.FIRST_VOID and view.trump < 0
         w0 = trick_winner(base_cards, trump)
-        own_ten = 1 if card % NUM_RANKS == TEN_RANK and tens_matter else 0
-        side = know.seat % 2
+        own_ten = 1 if rank_of(card) == TEN_RANK and tens_matter else 0
+        side = side_of(know.seat)
         for hands in worlds:
             cards = base_cards[:]
             seats = base_seats[:]
@@ -314,34 +315,34 @@ class HardAgent(HeuristicAgent):
                 options = follow or h
                 if not options:
                     continue
-                if best_seat % 2 == s % 2:  # the partner is winning: play low
+                if side_of(best_seat) == side_of(s):  # the partner is winning: play low
                     if follow:  # one suit, ascending, one ten at most (one pack): its lowest non-ten
-                        low_ten = tens_matter and follow[0] % NUM_RANKS == TEN_RANK and len(follow) > 1
+                        low_ten = tens_matter and rank_of(follow[0]) == TEN_RANK and len(follow) > 1
                         c = follow[1] if low_ten else follow[0]
                     else:
-                        c = min(options, key=lambda x: (tens_matter and x % NUM_RANKS == TEN_RANK, x % NUM_RANKS))
+                        c = min(options, key=lambda x: (tens_matter and rank_of(x) == TEN_RANK, rank_of(x)))
                 else:
-                    bs = best // NUM_RANKS
+                    bs = suit_of(best)
                     beat: Sequence[int] = [
-                        x for x in options if (x // NUM_RANKS == bs and x > best) or (x // NUM_RANKS == t != bs)
+                        x for x in options if (suit_of(x) == bs and x > best) or (suit_of(x) == t != bs)
                     ]
                     if not beat and t < 0 and not follow and void_makes_trump:
                         beat = options  # a void seat makes trump with any card (R1.4)
                     if follow:  # one suit, ascending: the cheapest is the first
                         c = (beat or follow)[0]
                     else:
-                        c = min(beat or options, key=lambda x: (x // NUM_RANKS == t, x % NUM_RANKS))
+                        c = min(beat or options, key=lambda x: (suit_of(x) == t, rank_of(x)))
                 cards.append(c)
                 seats.append(s)
-                if c % NUM_RANKS == TEN_RANK:
+                if rank_of(c) == TEN_RANK:
                     extra += 1
                 if t < 0 and not follow and void_makes_trump:
-                    t = c // NUM_RANKS  # the trump changed: the whole trick is judged again
+                    t = suit_of(c)  # the trump changed: the whole trick is judged again
                     wi = trick_winner(cards, t)
                     best, best_seat = cards[wi], seats[wi]
                 elif beats(c, best, t):  # R0.4, one card more
                     best, best_seat = c, s
-            us = best_seat % 2 == side
+            us = side_of(best_seat) == side
             stake = stakes.get((extra, best_seat))
             if stake is None:
                 stake = stakes[(extra, best_seat)] = self._stake(view, know, extra, best_seat, us)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
-from dehla_env.cards import NUM_CARDS, NUM_RANKS, TEN_RANK
+from dehla_env.cards import NUM_CARDS, NUM_RANKS, TEN_RANK, rank_of, suit_of
 from dehla_env.rules import TrumpMaking
+from dehla_env.seats import side_of
 from dehla_env.tricks import beats, trick_winner
 from dehla_env.view import PlayerView
 
@@ -82,12 +83,12 @@ class Knowledge:
         self.after = [(self.seat + k) % n for k in range(1, n - played_now)]
         by_suit: list[list[int]] = [[], [], [], []]
         for c in view.hand:
-            by_suit[c // NUM_RANKS].append(c)
+            by_suit[suit_of(c)].append(c)
         self.hand_by_suit = by_suit
 
     # ------------------------------------------------------------------ helpers
     def is_partner(self, seat: int) -> bool:
-        return seat != self.seat and seat % 2 == self.seat % 2
+        return seat != self.seat and side_of(seat) == side_of(self.seat)
 
     def beats(self, card: int, best: int) -> bool:
         """Does ``card``, played later, beat ``best`` under the trump in force (R0.4)?"""
@@ -95,7 +96,7 @@ class Knowledge:
 
     def unseen_higher(self, card: int) -> int:
         """Unseen cards of ``card``'s suit that rank above it."""
-        top = (card // NUM_RANKS) * 13 + 13
+        top = (suit_of(card)) * 13 + 13
         return sum(self.unseen[card + 1 : top])
 
     def unseen_in_suit(self, suit: int) -> int:
@@ -117,8 +118,8 @@ class Knowledge:
     def p_beats(self, seat: int, best: int) -> float:
         """Rough chance that ``seat``, still to play, beats ``best`` in this trick."""
         voids = self.view.voids[seat] if self.counting else (False, False, False, False)
-        led = self.led if self.led >= 0 else best // NUM_RANKS
-        best_suit = best // NUM_RANKS
+        led = self.led if self.led >= 0 else suit_of(best)
+        best_suit = suit_of(best)
         trump = self.trump_suit_in_force
         p_void_led = 1.0 if voids[led] else 1.0 - self.p_holds_any(seat, self.unseen_in_suit(led))
         p = 0.0
@@ -138,7 +139,7 @@ class Knowledge:
     def p_beats_lead(self, seat: int, card: int) -> float:
         """Rough chance that ``seat`` beats ``card`` if we lead it to a new trick."""
         voids = self.view.voids[seat] if self.counting else (False, False, False, False)
-        suit = card // NUM_RANKS
+        suit = suit_of(card)
         trump = self.trump_suit_in_force if self.trump_suit_in_force >= 0 else self.trump
         p = 0.0 if voids[suit] else self.p_holds_any(seat, self.unseen_higher(card))
         if trump >= 0 and suit != trump and not voids[trump]:
@@ -150,7 +151,7 @@ class Knowledge:
         """Chance that no opponent among ``later`` beats ``card``."""
         p = 1.0
         for s in later:
-            if s % 2 != self.seat % 2:
+            if side_of(s) != side_of(self.seat):
                 p *= 1.0 - self.p_beats(s, card)
         return p
 
@@ -183,10 +184,10 @@ def trump_strength(cards: Iterable[int], tens_matter: bool) -> float:
     (1.5 a card) and honours (A 4, K 3, Q 2, J 1), and 1 a ten where tens score (R0.5)."""
     score = 0.0
     for c in cards:
-        r = c % NUM_RANKS
+        r = rank_of(c)
         score += 1.5 + _HONOUR.get(r, 0.0) + (1.0 if tens_matter and r == TEN_RANK else 0.0)
     return score
 
 
 def tens_in(cards: list[int] | tuple[int, ...]) -> int:
-    return sum(1 for c in cards if c % NUM_RANKS == TEN_RANK)
+    return sum(1 for c in cards if rank_of(c) == TEN_RANK)

@@ -46,7 +46,7 @@ from typing import assert_never
 import numpy as np
 
 from dehla_env.actions import MIN_BID, PASS_ACTION, bid_of
-from dehla_env.cards import NUM_CARDS, NUM_RANKS, SUIT_MASKS
+from dehla_env.cards import NUM_CARDS, SUIT_MASKS, suit_of
 from dehla_env.engine import MatchState
 from dehla_env.engine.hand import FIRST_STAGE_CARDS, HandState, Phase, TrumpContext
 from dehla_env.rules import Rules, TrumpMaking
@@ -90,8 +90,8 @@ def stage_split(view: PlayerView) -> int | None:
     if view.draw_card >= 0:
         return 5  # R1.4: all followed for five tricks, then the draw
     for t, (_leader, cards, _w) in enumerate(view.history):
-        led = cards[0] // NUM_RANKS
-        if any(c // NUM_RANKS != led for c in cards[1:]):
+        led = suit_of(cards[0])
+        if any(suit_of(c) != led for c in cards[1:]):
             return t + 1  # the trump-making trick is the last of the first stage
     raise ValueError("inconsistent view: all cards dealt but no trump was made")
 
@@ -108,11 +108,11 @@ def holders_of(view: PlayerView) -> tuple[list[int], list[Holder]]:
     v2 = [0] * n  # voids about the current hand
     played_after = [0] * n  # cards played since the second deal, per seat
     for t, (leader, cards, _w) in enumerate(view.history):
-        led = cards[0] // NUM_RANKS
+        led = suit_of(cards[0])
         early = k is not None and t < k
         for i, c in enumerate(cards):
             seat = (leader + i) % n
-            if i and c // NUM_RANKS != led:
+            if i and suit_of(c) != led:
                 if early:
                     v1[seat] |= 1 << led
                 else:
@@ -120,9 +120,9 @@ def holders_of(view: PlayerView) -> tuple[list[int], list[Holder]]:
             if not early:
                 played_after[seat] |= 1 << c
     if view.trick:
-        led = view.trick[0][1] // NUM_RANKS
+        led = suit_of(view.trick[0][1])
         for seat, c in view.trick:
-            if c // NUM_RANKS != led:
+            if suit_of(c) != led:
                 v2[seat] |= 1 << led
             played_after[seat] |= 1 << c
     holders: list[Holder] = []
@@ -192,7 +192,7 @@ class WorldSampler:
         self.view = view
         self.rules: Rules = view.rules
         self.unseen, self.holders = holders_of(view)
-        self.by_suit = [[c for c in self.unseen if c // NUM_RANKS == s] for s in range(4)]
+        self.by_suit = [[c for c in self.unseen if suit_of(c) == s] for s in range(4)]
         self.weighted = [i for i, h in enumerate(self.holders) if h.stage_rest]
         constrained = 0
         for h in self.holders:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from dehla_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from dehla_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, suit_of
 from dehla_env.encoding import Axis, Layout, layout_for
 from dehla_env.rules import PACKS_FOR_PLAYERS
 
@@ -52,7 +52,7 @@ def _higher_same_suit() -> torch.Tensor:
     h = torch.zeros(NUM_CARDS, NUM_CARDS)
     for c in range(NUM_CARDS):
         for d in range(NUM_CARDS):
-            if c // NUM_RANKS == d // NUM_RANKS and d > c:
+            if suit_of(c) == suit_of(d) and d > c:
                 h[c, d] = 1.0
     return h
 
@@ -61,7 +61,7 @@ def _suit_of() -> torch.Tensor:
     """``S[c, s] = 1`` when card ``c`` is of suit ``s``."""
     s = torch.zeros(NUM_CARDS, NUM_SUITS)
     for c in range(NUM_CARDS):
-        s[c, c // NUM_RANKS] = 1.0
+        s[c, suit_of(c)] = 1.0
     return s
 
 

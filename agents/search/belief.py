@@ -34,13 +34,13 @@ import torch
 
 from agents.bots.sampler import Deal, match_for
 from agents.nets.policy import PolicyNet
-from dehla_env.cards import NUM_CARDS, NUM_RANKS, cards_in
+from dehla_env.cards import NUM_CARDS, cards_in, suit_of
 from dehla_env.encoding import ObservationEncoder, layout_for
 from dehla_env.engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phase
 from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.view import PlayerView
 
-_SUIT_OF = np.arange(NUM_CARDS) // NUM_RANKS
+_SUIT_OF = suit_of(np.arange(NUM_CARDS))
 
 #: the uniform share mixed into each modelled probability (see the module docstring)
 FLOOR = 0.1
@@ -116,7 +116,7 @@ class PlayLikelihood:
         index = np.array([i for i, _obs, _legal in base])
         card = np.array([plays[i][1] for i in index])
         # led[r]: the suit led in decision r's trick, -1 if it leads
-        led = np.array([plays[i - i % 4][1] // NUM_RANKS if i % 4 else -1 for i in index])
+        led = np.array([suit_of(plays[i - i % 4][1]) if i % 4 else -1 for i in index])
         held = _held_at(view, deals, plays, index)  # (deals, decisions, 52) bool
         follows = held & (_SUIT_OF[None, None, :] == led[None, :, None])
         # R0.4, follow suit if you can: the engine's rule on arrays, held to
@@ -183,8 +183,8 @@ def _first_stage_tricks(view: PlayerView) -> int | None:
     which a seat first failed to follow (its card made trump), or five when nobody did
     (the draw); None while that is not known yet."""
     for t, (_leader, cards, _w) in enumerate(view.history[:FIRST_STAGE_TRICKS]):
-        led = cards[0] // NUM_RANKS
-        if any(c // NUM_RANKS != led for c in cards):
+        led = suit_of(cards[0])
+        if any(suit_of(c) != led for c in cards):
             return t + 1
     return FIRST_STAGE_TRICKS if len(view.history) >= FIRST_STAGE_TRICKS else None
 
@@ -200,8 +200,8 @@ def _deck(view: PlayerView, deal: Deal, plays: list[tuple[int, int]], first: int
     for i, (seat, card) in enumerate(plays):
         played[seat].append(card)
         if i < 4 * first:
-            led = plays[i - i % 4][1] // NUM_RANKS
-            if card // NUM_RANKS != led:
+            led = suit_of(plays[i - i % 4][1])
+            if suit_of(card) != led:
                 void_suits[seat] |= 1 << led
     positions = [[i for i in range(FIRST_STAGE_CARDS) if (view.dealer + 1 + i) % n == s] for s in range(n)]
     later = [[i for i in range(FIRST_STAGE_CARDS, 52) if (view.dealer + 1 + i) % n == s] for s in range(n)]
@@ -210,7 +210,7 @@ def _deck(view: PlayerView, deal: Deal, plays: list[tuple[int, int]], first: int
         early = played[s][:first]
         held = deal.hands[s] if s != view.seat else view.hand_mask
         others = cards_in(held) + played[s][first:]
-        allowed = [c for c in others if not void_suits[s] & (1 << (c // NUM_RANKS))]
+        allowed = [c for c in others if not void_suits[s] & (1 << (suit_of(c)))]
         allowed.sort()
         fill = allowed[: 5 - len(early)]
         if len(fill) < 5 - len(early):

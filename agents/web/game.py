@@ -31,6 +31,7 @@ from dehla_env.cards import card_text, cards_text
 from dehla_env.engine import MatchState, Phase
 from dehla_env.errors import IllegalMoveError
 from dehla_env.rules import Rules
+from dehla_env.seats import side_of
 from dehla_env.view import PlayerView, view_of
 
 HUMAN = "human"  # the spec recorded for the person's seat
@@ -97,7 +98,7 @@ class WebGame:
             if s == human_seat:
                 self.specs.append(HUMAN)
                 continue
-            spec = partner if s % 2 == human_seat % 2 else opponents
+            spec = partner if side_of(s) == side_of(human_seat) else opponents
             try:
                 self.bots[s] = make_agent(spec, rules, _seed_for(seed, s))
             except (ValueError, OSError, ImportError, KeyError) as e:
@@ -115,11 +116,13 @@ class WebGame:
     # ------------------------------------------------------------------ queries
     @property
     def partner_spec(self) -> str:
-        return next((sp for s, sp in enumerate(self.specs) if s != self.human and s % 2 == self.human % 2), HUMAN)
+        return next(
+            (sp for s, sp in enumerate(self.specs) if s != self.human and side_of(s) == side_of(self.human)), HUMAN
+        )
 
     @property
     def opponents_spec(self) -> str:
-        return next(sp for s, sp in enumerate(self.specs) if s % 2 != self.human % 2)
+        return next(sp for s, sp in enumerate(self.specs) if side_of(s) != side_of(self.human))
 
     def view(self) -> PlayerView:
         """What the person may see now (R0.6): the only window the page gets."""

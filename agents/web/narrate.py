@@ -12,6 +12,7 @@ from dehla_env.actions import PASS_ACTION, bid_of, is_bid, is_card, is_trump
 from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
 from dehla_env.engine import HandSummary, Phase
 from dehla_env.rules import Rules, TrumpMaking
+from dehla_env.seats import side_of
 from dehla_env.view import PlayerView
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -57,7 +58,7 @@ class Narrator:
         return self.names[seat]
 
     def side_name(self, side: int) -> str:
-        return "We" if side == self.human % 2 else "They"
+        return "We" if side == side_of(self.human) else "They"
 
     def say(self, text: str) -> None:
         self.lines.append((self.hand_no, text))
@@ -151,7 +152,7 @@ class Narrator:
         if self.rules.has_middle:
             if len(after.takes) > len(before.takes):
                 _t, taker, count = after.takes[-1]
-                side = taker % 2
+                side = side_of(taker)
                 gained = after.tens[side] - before.tens[side]
                 text += f": {self.who(taker)} {'take' if taker == self.human else 'takes'} the middle, "
                 text += f"{plural(count, 'card')}, {plural(gained, 'ten')}"
@@ -162,7 +163,7 @@ class Narrator:
         self.say(text + ".")
 
     def _hand_done(self, after: PlayerView, summary: HandSummary) -> None:
-        us, them = self.human % 2, 1 - self.human % 2
+        us, them = side_of(self.human), 1 - side_of(self.human)
         parts = [f"tricks {after.tricks[us]}-{after.tricks[them]}"]
         if self.rules.tens_scoring:
             parts.append(f"tens {after.tens[us]}-{after.tens[them]}")
@@ -170,14 +171,14 @@ class Narrator:
         w = summary.hand_winner
         text += "No winner." if w is None else f"{self.side_name(w)} win the hand."
         if summary.kot is not None:
-            text += f" A kot for {'us' if summary.kot == self.human % 2 else 'them'}!"
+            text += f" A kot for {'us' if summary.kot == side_of(self.human) else 'them'}!"
         self.say(text)
         winner = after.match_winner
         if winner is not None:
             if winner == "draw":
                 self.say("The match is drawn.")
             else:
-                self.say(f"Match over: {'we win' if winner == self.human % 2 else 'they win'}.")
+                self.say(f"Match over: {'we win' if winner == side_of(self.human) else 'they win'}.")
 
 
 __all__ = ["SUIT_SYMBOLS", "Narrator", "pretty_card", "pretty_suit", "seat_names"]

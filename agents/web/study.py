@@ -67,6 +67,7 @@ from agents.web.game import WebGame
 from agents.web.records import default_record_dir, record_of
 from dehla_env.actions import action_text
 from dehla_env.engine import Phase
+from dehla_env.seats import side_of
 
 #: dataset columns, in order (CSV header and JSON Lines keys)
 COLUMNS = (
@@ -278,7 +279,7 @@ class Study:
         """The hand's R6 record with the ``study`` object (see the module docstring)."""
         game = hand.game
         summary = game.match.summaries[-1]
-        side = game.human % 2
+        side = side_of(game.human)
         record = record_of(game, "finished")
         record["source"] = "agents.web.study"
         record["study"] = {

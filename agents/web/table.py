@@ -18,9 +18,10 @@ from typing import Any, assert_never
 from agents.web.game import WebGame
 from agents.web.narrate import SUIT_SYMBOLS, plural, pretty_suit
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET, action_text, bid_of
-from dehla_env.cards import NUM_RANKS, SUIT_LETTERS, card_text
+from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
 from dehla_env.engine import Phase
 from dehla_env.rules import MatchScoring, Rules, TrumpMaking
+from dehla_env.seats import side_of
 from dehla_env.view import PlayerView
 
 SUIT_NAMES = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}
@@ -41,7 +42,7 @@ def card_json(card: int) -> dict[str, Any]:
 
 def sorted_hand(cards: tuple[int, ...]) -> list[int]:
     """By suit (alternating colours), high cards first within a suit."""
-    return sorted(cards, key=lambda c: (HAND_SUIT_ORDER.index(c // NUM_RANKS), -c))
+    return sorted(cards, key=lambda c: (HAND_SUIT_ORDER.index(suit_of(c)), -c))
 
 
 def panels(rules: Rules) -> dict[str, bool]:
@@ -172,7 +173,7 @@ def _prompt(game: WebGame, view: PlayerView) -> str:
     if view.led_suit < 0:
         return "Your lead: play any card."
     led = SUIT_LETTERS[view.led_suit]
-    if any(a // NUM_RANKS == view.led_suit for a in view.legal_actions):
+    if any(suit_of(a) == view.led_suit for a in view.legal_actions):
         return f"Follow suit: {SUIT_SYMBOLS[led]} {SUIT_NAMES[led].lower()} led."
     if rules.trump_making is TrumpMaking.FIRST_VOID and view.trump_maker < 0:
         return f"You have no {SUIT_NAMES[led].lower()}: any card you play now makes its suit trump (R1.4)."
@@ -192,7 +193,7 @@ def _seats(game: WebGame, view: PlayerView) -> list[dict[str, Any]]:
         last_bid[s] = "Pass" if a == PASS_ACTION else f"{bid_of(a)[0]}{pretty_suit(bid_of(a)[1])}"
     out = []
     for s in range(n):
-        role = "you" if s == me else ("partner" if s % 2 == me % 2 else "opponent")
+        role = "you" if s == me else ("partner" if side_of(s) == side_of(me) else "opponent")
         out.append(
             {
                 "seat": s,
@@ -200,7 +201,7 @@ def _seats(game: WebGame, view: PlayerView) -> list[dict[str, Any]]:
                 "name": game.narrator.names[s],
                 "role": role,
                 "agent": None if s == me else game.specs[s],
-                "side": s % 2,
+                "side": side_of(s),
                 "cards": view.hand_counts[s],
                 "dealer": s == view.dealer,
                 "to_act": s == view.to_act,
@@ -268,7 +269,7 @@ def table_state(game: WebGame) -> dict[str, Any]:
         "target": target_text(rules),
         "players": view.num_players,
         "seat": game.human,
-        "side": game.human % 2,
+        "side": side_of(game.human),
         "hand_no": hand_no,
         "dealer": view.dealer,
         "to_act": view.to_act if view.to_act >= 0 else None,
