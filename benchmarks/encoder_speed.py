@@ -1,14 +1,14 @@
-"""Microseconds per observation of the one encoder, on recorded random hands.
+"""Microseconds per observation of the encoders, on recorded random hands.
 
     python benchmarks/encoder_speed.py [--hands 80] [--repeat 5]
 
 Random legal hands are recorded first; then each is replayed on a live match while the
-encoder writes the observation of the seat to act at every decision (as ``raw_env``
-does), and, for comparison in the same run, the encoder fed a fresh ``PlayerView``
-every time (``encode_view``, what a bot holding only a view pays) and the cost of
-building that view (``view_of``); with numba installed (the ``fast`` extra), the
-compiled encoder too (``CompiledEncoder``, what ``raw_env(kernel="numba")`` uses), on
-the same replay. Best of ``--repeat`` per ruleset.
+incremental encoder writes the observation of the seat to act at every decision (as
+``raw_env`` does), and, for comparison in the same run, the definition written from
+scratch from a fresh ``PlayerView`` every time (``encode_view``, what a bot holding
+only a view pays) and the cost of building that view (``view_of``); with numba
+installed (the ``fast`` extra), the compiled encoder too (``CompiledEncoder``, what
+``raw_env(kernel="numba")`` uses), on the same replay. Best of ``--repeat`` per ruleset.
 """
 
 from __future__ import annotations

@@ -37,11 +37,14 @@ slice                 shape         contents
                                     other / target, hands completed / max, match over
 ====================  ============  ======================================================
 
-``encode_view`` is the reference: it reads only a :class:`PlayerView`, the one place
-that decides what a seat may know. :class:`ObservationEncoder` produces the identical
-vector straight from the engine state for speed (the environments use it); tests check
-the two agree, and that an observation does not change when the hidden cards are
-re-dealt. :func:`decode` turns a vector back into named parts for debugging.
+:func:`encode_view` is the definition: it writes the vector from scratch from a
+:class:`PlayerView`, the one place that decides what a seat may know. The fast writers
+give the identical vector another way: :class:`ObservationEncoder` straight from the
+engine state, incrementally (the environments use it), ``raw_env(kernel="numba")``'s
+compiled encoder and the batched observer of :mod:`dehla_env.vector.observe`; tests hold
+each to :func:`encode_view`, bit for bit, and check that an observation does not change
+when the hidden cards are re-dealt. :func:`decode`
+turns a vector back into named parts for debugging.
 """
 
 from __future__ import annotations
@@ -224,10 +227,123 @@ _ONE_HOTS = 6
 _PHASE_SLOT = [_PHASE_INDEX.get(p, 3) for p in Phase]  # by phase value: trump, bid, card, none
 
 
+def shown_voids(view: PlayerView) -> list[list[bool]]:
+    """``[seat][suit]``: R0.4, a seat that did not follow the suit led has shown a void
+    in it, read from the tricks of the view (completed and in progress)."""
+    n = view.num_players
+    void = [[False] * 4 for _ in range(n)]
+    tricks = [(leader, list(cards)) for leader, cards, _w in view.history]
+    if view.trick:
+        tricks.append((view.trick[0][0], [c for _s, c in view.trick]))
+    for leader, cards in tricks:
+        led = cards[0] // NUM_RANKS
+        for i, c in enumerate(cards):
+            if c // NUM_RANKS != led:
+                void[(leader + i) % n][led] = True
+    return void
+
+
 def encode_view(view: PlayerView) -> np.ndarray:
-    """The flat observation of ``view`` (the one encoder, :class:`ObservationEncoder`, fed
-    from a :class:`PlayerView`: what bots that hold only a view use)."""
-    return ObservationEncoder(view.rules).encode_view(view)
+    """The flat observation of ``view.seat``: **the definition of the observation.**
+
+    Every slice of the table above, written from scratch from a
+    :class:`~dehla_env.view.PlayerView` alone (what the seat may know, R0.6), one slice
+    at a time, seats and sides turned relative to the observer (R0.2). The fast writers
+    (:class:`ObservationEncoder` over the live engine, ``raw_env(kernel="numba")``'s
+    compiled encoder, the batched :class:`~dehla_env.vector.observe.BatchObserver`) must
+    give this vector bit for bit: the tests hold each of them to it. Bots that hold
+    only a view encode with it. Fractions are computed in double precision and stored
+    as float32 (the fast writers round the same way)."""
+    rules = view.rules
+    n = view.num_players
+    me = view.seat
+    lay = layout_for(n)
+    obs = np.zeros(lay.size, dtype=np.float32)
+
+    def rel(s: int) -> int:  # relative seat: the observer is 0, the next to play 1 (R0.2)
+        return (s - me) % n
+
+    def rside(side: int) -> int:  # relative side: own 0, other 1
+        return (side - me) % 2
+
+    o = lay.off("hand")
+    for c in view.hand:
+        obs[o + c] += 1
+    o = lay.off("hand_counts")
+    for s in range(n):
+        obs[o + rel(s)] = view.hand_counts[s] / rules.hand_size
+    o = lay.off("trick")
+    for s, c in view.trick:
+        obs[o + rel(s) * NUM_CARDS + c] += 1
+    if view.phase == Phase.PLAY:
+        obs[lay.off("trick_leader") + rel(view.leader)] = 1
+    if view.led_suit >= 0:
+        obs[lay.off("led_suit") + view.led_suit] = 1
+    if view.trick_winner >= 0:
+        obs[lay.off("trick_winning") + rel(view.trick_winner)] = 1
+    o = lay.off("played")
+    for s in range(n):
+        for c in view.played_by(s):
+            obs[o + rel(s) * NUM_CARDS + c] += 1
+    o = lay.off("won")
+    for side in (0, 1):
+        for c in view.won_cards[side]:
+            obs[o + rside(side) * NUM_CARDS + c] += 1
+    o = lay.off("middle")  # R1.5
+    for c in view.middle:
+        obs[o + c] += 1
+    o = lay.off("middle_info")
+    obs[o] = len(view.middle) / rules.deck_size
+    obs[o + 1] = view.middle_tens / rules.num_tens
+    obs[o + 2] = 1.0 if view.middle else 0.0
+    obs[lay.off("pair_threat") + (rel(view.last_winner) if view.last_winner >= 0 else n)] = 1
+    o = lay.off("voids")
+    for s, row in enumerate(shown_voids(view)):
+        for suit in range(4):
+            if row[suit]:
+                obs[o + rel(s) * 4 + suit] = 1
+    # trump as this seat knows it (R2.4c: a closed trump only its maker sees, until revealed)
+    if view.trump >= 0:
+        obs[lay.off("trump_suit") + view.trump] = 1
+    o = lay.off("trump_state")
+    if view.trump_hidden:
+        obs[o + 3] = 1  # chosen, hidden from me
+    elif view.trump < 0:
+        obs[o] = 1  # no trump yet
+    elif view.trump_in_force:
+        obs[o + 1] = 1  # known and in force
+    else:
+        obs[o + 2] = 1  # my own closed secret, not in force
+    obs[lay.off("trump_maker") + (rel(view.trump_maker) if view.trump_maker >= 0 else n)] = 1
+    o = lay.off("bids")  # R4.2: each seat's last call; "not yet" for a seat that has none
+    last_call = {rel(s): a for s, a in view.bids}
+    for r in range(n):
+        a = last_call.get(r)
+        obs[o + r * NUM_BID_CHOICES + (0 if a is None else 1 if a == PASS_ACTION else 2 + a - BID_OFFSET)] = 1
+    if view.contract is not None:
+        bidder, tricks, _suit = view.contract
+        obs[lay.off("contract_seat") + rel(bidder)] = 1
+        o = lay.off("contract_info")
+        obs[o] = tricks / 13
+        obs[o + 1] = 1.0 if bidder % 2 == me % 2 else 0.0
+    else:
+        obs[lay.off("contract_seat") + n] = 1
+    obs[lay.off("dealer") + rel(view.dealer)] = 1
+    obs[lay.off("phase") + _PHASE_INDEX.get(view.phase, 3)] = 1
+    o = lay.off("progress")
+    obs[o] = view.num_tricks_done / rules.num_tricks
+    obs[o + 1] = view.cards_undealt / rules.deck_size
+    o = lay.off("tricks_won")
+    obs[o + rside(0)] = view.tricks[0] / rules.num_tricks
+    obs[o + rside(1)] = view.tricks[1] / rules.num_tricks
+    o = lay.off("tens_won")
+    obs[o + rside(0)] = view.tens[0] / rules.num_tens
+    obs[o + rside(1)] = view.tens[1] / rules.num_tens
+    o = lay.off("match")
+    obs[o : o + 8] = _match_features(
+        rules, me % 2, view.kots, view.points, view.streak, view.hands_completed, view.match_winner is not None
+    )
+    return obs
 
 
 def history_from_view(view: PlayerView) -> np.ndarray:
@@ -256,51 +372,6 @@ def structured_from_flat(vector: np.ndarray, history: np.ndarray, num_players: i
 
 
 _UNSET = object()  # "nothing written yet", where None is a value (no contract)
-
-
-class _ViewHand:
-    """A :class:`PlayerView` read through the public field names of the engine's hand
-    (:data:`dehla_env.view.PUBLIC_FIELDS`), so that one encoder serves views and the live
-    engine alike."""
-
-    __slots__ = (
-        "dealer",
-        "phase",
-        "leader",
-        "led",
-        "trick_seats",
-        "trick_cards",
-        "trump",
-        "history",
-        "won_cards",
-        "middle",
-        "middle_tens",
-        "last_winner",
-        "bids",
-        "tricks",
-        "tens",
-        "hand_counts",
-        "trump_maker",
-    )
-
-    def __init__(self, view: PlayerView) -> None:
-        self.dealer = view.dealer
-        self.phase = view.phase
-        self.leader = view.leader
-        self.led = view.led_suit
-        self.trick_seats = [s for s, _c in view.trick]
-        self.trick_cards = [c for _s, c in view.trick]
-        self.trump = view.trump if view.trump_in_force else -1
-        self.history = view.history
-        self.won_cards = view.won_cards
-        self.middle = view.middle
-        self.middle_tens = view.middle_tens
-        self.last_winner = view.last_winner
-        self.bids = view.bids
-        self.tricks = view.tricks
-        self.tens = view.tens
-        self.hand_counts = view.hand_counts
-        self.trump_maker = view.trump_maker
 
 
 def _live_public(hand: HandState) -> tuple[tuple[int, int, int] | None, int]:
@@ -433,15 +504,15 @@ class _Board:
 
 
 class ObservationEncoder:
-    """The one observation encoder: the flat vector of the table above, for any seat.
+    """The incremental observation encoder: the vector of :func:`encode_view` for any
+    seat, straight from the live engine (what the environments call at every step).
 
     It reads a hand only through what :mod:`dehla_env.view` lets a seat see: the public
     fields of the engine's hand (:data:`~dehla_env.view.PUBLIC_FIELDS`), the seat's own
     cards (:func:`~dehla_env.view.own_hand_mask`), the trump as the seat knows it
     (:func:`~dehla_env.view.visible_trump`) and the contract once it is public
-    (:func:`~dehla_env.view.visible_contract`); :meth:`encode_view` reads the same from a
-    :class:`~dehla_env.view.PlayerView`. ``tests/oracle_encoding.py`` is the naive
-    reference every output is checked against.
+    (:func:`~dehla_env.view.visible_contract`). :func:`encode_view`, the definition
+    written from scratch, is what every output is checked against.
 
     **Incremental, and shared by the seats.** The encoder keeps one *board*
     (:func:`board_layout`): the public slices in absolute seats and sides, written once
@@ -515,21 +586,6 @@ class ObservationEncoder:
             return out
         return board.values[self._gather[seat]]
 
-    def encode_view(self, view: PlayerView) -> np.ndarray:
-        """The flat observation of ``view.seat`` from the view alone (written afresh)."""
-        board = _Board(self._board_size)
-        self._update(
-            board,
-            _ViewHand(view),
-            view.seat,
-            view.hand_mask,
-            list(view.hand) if view.rules.packs > 1 else None,
-            (view.trump, view.trump_in_force, view.trump_hidden),
-            lambda _h: (view.contract, view.cards_undealt),
-            view,
-        )
-        return board.values[self._gather[view.seat]]
-
     # ------------------------------------------------------------------ the one encoder
     def _reset(self, board: _Board, h: Any) -> None:
         """A new hand: a zero board and the per-hand constants."""
@@ -572,7 +628,7 @@ class ObservationEncoder:
         own_list: list[int] | None,
         trump_seen: tuple[int, bool, bool],
         public: Callable[[Any], tuple[tuple[int, int, int] | None, int]],
-        match: Any,
+        match: MatchState,
     ) -> None:
         """Bring the public slices up to date with ``h``, and ``seat``'s own row with
         what it alone knows (its cards, its trump, which side is its own).
@@ -695,9 +751,9 @@ class ObservationEncoder:
         if contract != board.contract_key:  # the contract (R4.2), once public
             self._set_contract(board, contract)
 
-    def _write_match(self, board: _Board, seat: int, match: Any) -> None:
+    def _write_match(self, board: _Board, seat: int, match: MatchState) -> None:
         """``seat``'s eight match values (own side first)."""
-        winner = match.winner if isinstance(match, MatchState) else match.match_winner
+        winner = match.winner
         o = self.o_match + seat * 8
         board.buf[o : o + 8] = array(
             "f",

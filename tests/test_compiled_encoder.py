@@ -1,5 +1,5 @@
 """The compiled encoder (``kernel="numba"``, :mod:`dehla_env.compiled_encoder`) against
-the reference :class:`~dehla_env.encoding.ObservationEncoder`: the same observation,
+the definition of the observation, :func:`dehla_env.encoding.encode_view`: the same observation,
 bit for bit, for every seat at every decision of every ruleset and main option (R0.6:
 each seat sees only its own cards and what is public), through whole matches (the match
 values between hands); the same legal cards (R0.4); and ``raw_env(kernel="numba")``
@@ -19,9 +19,10 @@ from test_env_api import ALL_CONFIGS, RULESETS, _id, _quiet_api_test, _same, pla
 from dehla_env import env, raw_env
 from dehla_env.actions import MASK_DTYPE, NUM_ACTIONS, card_mask
 from dehla_env.compiled_encoder import CompiledEncoder, make_encoder
-from dehla_env.encoding import ObservationEncoder
+from dehla_env.encoding import ObservationEncoder, encode_view
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
+from dehla_env.view import view_of
 
 pytest.importorskip("numba")
 
@@ -34,21 +35,21 @@ def test_every_seat_sees_the_reference_observation_at_every_decision(config: tup
     decisions = 0
     for _match in range(6):
         match = MatchState.new(rules, rng)
-        reference, compiled = ObservationEncoder(rules), CompiledEncoder(rules)
+        compiled = CompiledEncoder(rules)
         while not match.is_terminal() and match.hands_completed < 4:  # new deals, match values
             if not match.is_chance():
                 # the seat to act always; every seat at a third of the decisions (a seat
                 # may be asked after several events, or twice for one state)
                 seats = range(rules.players) if rng.random() < 0.33 else [match.current_player()]
                 for seat in seats:
-                    expected = reference.encode(match, seat)
+                    expected = encode_view(view_of(match, seat))
                     got = compiled.encode(match, seat)
                     assert got.dtype == expected.dtype == np.float32
                     assert np.array_equal(got, expected), (seat, match.hand.phase, np.flatnonzero(got != expected))
                 decisions += 1
             random_step(match, rng)  # a decision, the deal or the R1.4 draw
         for seat in range(rules.players):  # the hand (or match) over
-            assert np.array_equal(compiled.encode(match, seat), reference.encode(match, seat))
+            assert np.array_equal(compiled.encode(match, seat), encode_view(view_of(match, seat)))
     assert decisions > 300
 
 
@@ -59,7 +60,6 @@ def test_the_compiled_card_mask_is_the_follow_suit_rule(config: tuple[str, dict[
     rules = make_rules(name, options)
     rng = np.random.default_rng(12)
     compiled = CompiledEncoder(rules)
-    reference = ObservationEncoder(rules)
     cards = 0
     for _hand in range(10):
         match = MatchState.new(rules, rng)
@@ -70,7 +70,7 @@ def test_the_compiled_card_mask_is_the_follow_suit_rule(config: tuple[str, dict[
                 mask = np.zeros(NUM_ACTIONS, MASK_DTYPE)
                 obs = compiled.encode_turn(match, seat, mask)
                 assert np.array_equal(mask, card_mask(match.hand.legal_card_mask()))
-                assert np.array_equal(obs, reference.encode(match, seat))
+                assert np.array_equal(obs, encode_view(view_of(match, seat)))
                 cards += 1
             random_step(match, rng)
     assert cards >= 10 * rules.num_tricks * rules.players // 2
@@ -179,7 +179,7 @@ def test_a_seat_or_buffer_that_does_not_fit_is_refused() -> None:
         compiled.encode(match, 0, out=np.empty(10, np.float32))
     out = np.empty(compiled.layout.size, np.float32)
     assert compiled.encode(match, 1, out=out) is out
-    assert np.array_equal(out, ObservationEncoder(rules).encode(match, 1))
+    assert np.array_equal(out, encode_view(view_of(match, 1)))
 
 
 def test_kernel_names_and_the_missing_extra() -> None:

@@ -5,9 +5,10 @@ must show identical legal masks, seats and observations (float32-equal vectors);
 step identical rewards for every seat; every finished hand identical outcomes (trick
 winners, takes, tricks, tens, trump, trump maker, contract, hand winner, kot) and
 identical final observations for every seat; every seat's privileged critic features
-(the hidden cards) read from the batched engine equal the reference's. The reference side is
-:class:`dehla_env.env.raw_env` itself, with its chance steps fed from the batched
-game. Then the public R6 conformance records replay through the batched engine.
+(the hidden cards) read from the batched engine equal the reference's; every seat's
+batched observation, now and then, equals the definition (:func:`dehla_env.encoding.encode_view`
+of the seat's view). The reference side is :class:`dehla_env.env.raw_env` itself, with
+its chance steps fed from the batched game. Then the public R6 conformance records replay through the batched engine.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pytest
 
 from agents.bots.batched import CardSensePolicy
 from dehla_env import make_rules
-from dehla_env.encoding import ObservationEncoder, decode, privileged_features
+from dehla_env.encoding import ObservationEncoder, decode, encode_view, privileged_features
 from dehla_env.engine import MatchState, Phase
 from dehla_env.engine.hand import HandState
 from dehla_env.env import raw_env
@@ -29,6 +30,7 @@ from dehla_env.tricks import trick_winner
 from dehla_env.vector import random_legal, vector_env
 from dehla_env.vector.engine import BatchEngine, trick_winner_positions
 from dehla_env.vector.observe import BatchObserver
+from dehla_env.view import view_of
 from tests.batched_replay import replay_records
 
 PUBLIC = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "public"
@@ -170,7 +172,7 @@ def run_equivalence(
                 views = f(vec.observer.observe(rows, np.arange(n)))
                 hidden = vec.engine.privileged(rows, np.arange(n))  # the critics' features
                 for other in range(n):
-                    expected = ref.encoder.encode(ref.match, other)  # type: ignore[arg-type]
+                    expected = encode_view(view_of(ref.match, other))  # type: ignore[arg-type]  # the definition
                     assert np.array_equal(expected, views[other]), (
                         f"game {i} step {step} seat {other}: {_diff(expected, views[other], n)}"
                     )
