@@ -37,6 +37,7 @@ from agents.arena.stats import (
 )
 from agents.registry import spec_help
 from dehla_env.rules import make_rules
+from tests.rulesets import RULESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 JSON_KEYS = {
@@ -58,17 +59,7 @@ JSON_KEYS = {
 }
 
 # every ruleset family, short matches for match mode
-CONFIGS = [
-    ("dehla", {}),
-    ("dehla", {"trump": "chosen"}),
-    ("dehla-direct", {}),
-    ("dehla-direct", {"trump": "closed"}),
-    ("dehla-direct", {"trump": "open", "match": "points"}),
-    ("dehla-direct", {"trump": "named", "scoring": "double-sar"}),
-    ("dehla-direct", {"players": 6, "scoring": "tricks"}),
-    ("court-piece", {}),
-    ("coat-pees", {}),
-]
+CONFIGS = RULESETS
 SHORT = {"dehla": {"kots": 1, "max_hands": 3}, "dehla-direct": {"max_hands": 3}, "court-piece": {"points": 2}}
 
 

@@ -18,8 +18,7 @@ from dehla_env import IllegalMoveError, raw_env
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.vector import vector_env
 from dehla_env.wrappers import SingleAgentEnv
-
-RULESETS = [("dehla", {}), ("dehla-direct", {"trump": "closed"}), ("court-piece", {}), ("coat-pees", {})]
+from tests.rulesets import RULESETS
 
 not_integers = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),

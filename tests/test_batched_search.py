@@ -23,16 +23,9 @@ from dehla_env.encoding import ObservationEncoder
 from dehla_env.engine import Phase
 from dehla_env.vector.engine import DONE
 from dehla_env.view import view_of
+from tests.rulesets import FOUR_PLAYER, ruleset_id
 
-FOUR_PLAYER = [
-    ("dehla", {}),
-    ("dehla", {"trump": "chosen"}),
-    ("dehla-direct", {"trump": "closed"}),
-    ("dehla-direct", {"trump": "named"}),
-    ("court-piece", {}),
-    ("coat-pees", {}),
-]
-IDS = [f"{n}-{'-'.join(o.values()) or 'default'}" for n, o in FOUR_PLAYER]
+IDS = [ruleset_id(c) for c in FOUR_PLAYER]
 
 
 @pytest.mark.parametrize("name,options", FOUR_PLAYER, ids=IDS)

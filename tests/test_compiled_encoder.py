@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers import MISSING_NUMBA, last_error_without_numba, random_step
-from test_env_api import ALL_CONFIGS, RULESETS, _id, _quiet_api_test, _same, play_episode
+from test_env_api import ALL_CONFIGS, _id, _quiet_api_test, _same, play_episode
 
 from dehla_env import env, raw_env
 from dehla_env.actions import MASK_DTYPE, NUM_ACTIONS, card_mask
@@ -23,6 +23,7 @@ from dehla_env.encoding import ObservationEncoder, encode_view
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
 from dehla_env.view import view_of
+from tests.rulesets import RULESETS
 
 pytest.importorskip("numba")
 

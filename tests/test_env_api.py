@@ -20,22 +20,9 @@ from pettingzoo.test.state_test import test_state_space as check_state_space
 from dehla_env import IllegalMoveError, env, raw_env
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.cards import NUM_CARDS
+from tests.rulesets import RULESETS
 
 # (rules, options): every ruleset and its main options (RULES.md R1.4, R2.4, R2.5, R2.8, R3.4)
-RULESETS: list[tuple[str, dict[str, Any]]] = [
-    ("dehla", {}),
-    ("dehla", {"trump": "chosen"}),
-    ("dehla-direct", {}),
-    ("dehla-direct", {"trump": "open"}),
-    ("dehla-direct", {"trump": "closed"}),
-    ("dehla-direct", {"trump": "named"}),
-    ("dehla-direct", {"scoring": "tricks"}),
-    ("dehla-direct", {"scoring": "double-sar"}),
-    ("dehla-direct", {"players": 6}),
-    ("court-piece", {}),
-    ("court-piece", {"defender_kot": True}),
-    ("coat-pees", {}),
-]
 
 # env-level options on top of a ruleset: episode, observation and every valid reward kind
 ENV_OPTIONS: list[tuple[str, dict[str, Any]]] = [

@@ -39,18 +39,14 @@ from dehla_env.view import (
     visible_contract,
     visible_trump,
 )
+from tests.rulesets import RULESETS as SHARED_RULESETS
 
-RULESETS: list[tuple[str, dict[str, Any]]] = [
-    ("dehla", {}),
-    ("dehla", {"trump": "chosen"}),
-    ("dehla-direct", {}),
-    ("dehla-direct", {"trump": "open"}),
-    ("dehla-direct", {"trump": "closed"}),
+# the shared list, and the combinations whose slices interact (six seats with a closed
+# trump, named trump with double sar, tricks scoring in a points match, a small gap)
+RULESETS = SHARED_RULESETS + [
     ("dehla-direct", {"trump": "named", "scoring": "double-sar"}),
     ("dehla-direct", {"scoring": "tricks", "match": "points", "points": 2}),
-    ("dehla-direct", {"players": 6}),
     ("dehla-direct", {"players": 6, "trump": "closed"}),
-    ("court-piece", {"defender_kot": True}),
     ("coat-pees", {"gap": 10}),
 ]
 

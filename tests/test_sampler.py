@@ -21,16 +21,9 @@ from dehla_env import MatchState, make_rules
 from dehla_env.cards import SUIT_MASKS
 from dehla_env.engine import HandState, Phase
 from dehla_env.view import PlayerView, view_of
+from tests.rulesets import FOUR_PLAYER, ruleset_id
 
-RULESETS = [
-    ("dehla", {}),
-    ("dehla", {"trump": "chosen"}),
-    ("dehla-direct", {}),
-    ("dehla-direct", {"trump": "closed"}),
-    ("dehla-direct", {"trump": "named"}),
-    ("court-piece", {}),
-    ("coat-pees", {}),
-]
+RULESETS = FOUR_PLAYER
 
 
 class Game:
@@ -95,9 +88,7 @@ def check_deal(view: PlayerView, split: int | None, hands, stock) -> None:
                 assert not hands[seat] & SUIT_MASKS[s], (seat, s)
 
 
-@pytest.mark.parametrize(
-    "name,options", RULESETS, ids=[f"{n}-{'-'.join(o.values()) or 'default'}" for n, o in RULESETS]
-)
+@pytest.mark.parametrize("name,options", RULESETS, ids=[ruleset_id(c) for c in RULESETS])
 def test_samples_respect_the_view(name: str, options: dict) -> None:
     rules = make_rules(name, **options)
     rng = np.random.default_rng(11)

@@ -15,19 +15,10 @@ from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
 from dehla_env.engine import Phase
 from dehla_env.view import view_of
+from tests.rulesets import RULESETS, ruleset_id
 
-ALL_RULESETS = [
-    ("dehla", {}),
-    ("dehla", {"trump": "chosen"}),
-    ("dehla-direct", {}),
-    ("dehla-direct", {"trump": "open", "scoring": "double-sar"}),
-    ("dehla-direct", {"trump": "closed"}),
-    ("dehla-direct", {"trump": "named", "scoring": "tricks"}),
-    ("dehla-direct", {"players": 6}),
-    ("court-piece", {}),
-    ("coat-pees", {}),
-]
-IDS = [f"{n}-{'-'.join(str(v) for v in o.values()) or 'default'}" for n, o in ALL_RULESETS]
+ALL_RULESETS = RULESETS
+IDS = [ruleset_id(c) for c in ALL_RULESETS]
 
 
 @pytest.mark.parametrize("name,options", ALL_RULESETS, ids=IDS)

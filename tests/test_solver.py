@@ -32,19 +32,9 @@ from dehla_env import MatchState, make_rules
 from dehla_env.cards import TEN_RANK
 from dehla_env.engine import HandState, Phase
 from tests.deals import deck_from_hands
+from tests.rulesets import FOUR_PLAYER, ruleset_id
 
-RULESETS = [
-    ("dehla", {}),
-    ("dehla", {"trump": "chosen"}),
-    ("dehla-direct", {}),
-    ("dehla-direct", {"scoring": "double-sar"}),
-    ("dehla-direct", {"scoring": "tricks"}),
-    ("dehla-direct", {"trump": "open"}),
-    ("dehla-direct", {"trump": "named"}),
-    ("dehla-direct", {"trump": "closed"}),
-    ("court-piece", {}),
-    ("coat-pees", {}),
-]
+RULESETS = FOUR_PLAYER
 
 
 def tally(hand: HandState) -> int:
@@ -102,9 +92,7 @@ def random_ending(rules, rng: np.random.Generator, left: int, in_trick: int) -> 
             return hand
 
 
-@pytest.mark.parametrize(
-    "name,options", RULESETS, ids=[f"{n}-{'-'.join(o.values()) or 'default'}" for n, o in RULESETS]
-)
+@pytest.mark.parametrize("name,options", RULESETS, ids=[ruleset_id(c) for c in RULESETS])
 def test_solver_matches_brute_force(name: str, options: dict) -> None:
     rules = make_rules(name, **options)
     rng = np.random.default_rng(zlib.crc32(repr((name, sorted(options.items()))).encode()))

@@ -18,16 +18,7 @@ from dehla_env.encoding import layout_for
 from dehla_env.rewards import RewardKind, side0_reward
 from dehla_env.rules import make_rules
 from dehla_env.vector import LearnerVectorEnv, random_legal, vector_env
-
-RULESETS: list[tuple[str, dict[str, Any]]] = [
-    ("dehla", {}),
-    ("dehla", {"trump": "chosen"}),
-    ("dehla-direct", {"trump": "closed"}),
-    ("dehla-direct", {"trump": "named", "players": 6}),
-    ("court-piece", {}),
-    ("coat-pees", {}),
-]
-
+from tests.rulesets import RULESETS, ruleset_id
 
 SAME = {"autoreset_mode": "same_step"}
 
@@ -308,7 +299,7 @@ def test_reset_with_given_decks_and_errors() -> None:
         vector_env("dehla", num_envs=2).step(np.zeros(2, int))
 
 
-@pytest.mark.parametrize("cfg", RULESETS, ids=lambda c: c[0] + "".join(f"-{v}" for v in c[1].values()))
+@pytest.mark.parametrize("cfg", RULESETS, ids=ruleset_id)
 def test_every_ruleset_and_policy_plays_legal_moves(cfg: tuple[str, dict[str, Any]]) -> None:
     name, opts = cfg
     env = vector_env(name, num_envs=1 if opts.get("players") == 6 else 24, seed=4, **SAME, **opts)
