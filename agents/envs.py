@@ -29,16 +29,11 @@ from typing import Any
 import gymnasium
 
 from agents.registry import make_agent
-from dehla_env.rules import Rules
+from dehla_env.rules import PRESET_TABLE, Rules
 from dehla_env.seats import side_of
 from dehla_env.wrappers import MAX_HAND_STEPS, SingleAgentEnv
 
-ENV_IDS: dict[str, str] = {
-    "DehlaPakad-v0": "dehla",
-    "DehlaPakadDirect-v0": "dehla-direct",
-    "CourtPiece-v0": "court-piece",
-    "CoatPees-v0": "coat-pees",
-}
+ENV_IDS: dict[str, str] = {p.gym_id: name for name, p in PRESET_TABLE.items()}
 
 
 def single_agent_env(

@@ -15,39 +15,10 @@ option's string value.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
-
-PRESETS = ("dehla", "dehla-direct", "court-piece", "coat-pees")
-#: each preset's name for people, with its part of RULES.md
-PRESET_TITLES = {
-    "dehla": "Dehla Pakad, classic (R1)",
-    "dehla-direct": "Dehla Pakad, tricks kept at once (R2)",
-    "court-piece": "Court Piece (R3)",
-    "coat-pees": "Coat Pees, with bidding (R4)",
-}
-#: each preset in two plain sentences, for a newcomer choosing one (setup forms, the
-#: rule book's summary); the R-number above leads to the exact rules
-PRESET_DESCRIPTIONS = {
-    "dehla": (
-        "Catch the tens. A won trick goes onto a pile in the middle, and whoever wins two tricks in a row "
-        "takes the whole pile; the pair with three or four tens wins the hand, and kots win the match."
-    ),
-    "dehla-direct": (
-        "Like the classic game, but whoever wins a trick keeps its cards at once (no middle pile). "
-        "Rounds are won by tens, tricks or points; the match by a run of wins or by points. Four or six players."
-    ),
-    "court-piece": (
-        "Tens don't matter here, tricks do. The player on the dealer's right picks trump from five cards; "
-        "the first pair to win seven tricks wins the round and a point."
-    ),
-    "coat-pees": (
-        "Court Piece with bidding: bid how many tricks (7 to 13) your pair will win and name trump. "
-        "Make the bid and score it, fall short and lose double; fall too far behind and the match is lost."
-    ),
-}
 
 
 class RulesError(ValueError):
@@ -376,59 +347,67 @@ def _check_value(name: str, key: str, spec: OptionSpec, value: Any) -> Any:
     return value
 
 
-def _facts(name: str, o: dict[str, Any]) -> dict[str, Any]:
-    """The typed facts of preset ``name`` with option values ``o`` (RULES.md R1-R4)."""
-    if name == "dehla":
-        return dict(
-            trump_making=TrumpMaking(o["trump"]),
-            draw_if_no_void=o["trump"] == "first-void",
-            staged_deal=True,
-            has_middle=True,
-            hand_scoring=HandScoring.DEHLA_TENS,
-            match_scoring=MatchScoring.KOTS,
-            tens_scoring=True,
-            round_tricks=None,
-            kot_streak=DEHLA_KOT_STREAK,
-            kots_to_win=o["kots"],
-            points_to_win=None,
-            all_tens_kot=True,
-            packs=1,
-        )
-    if name == "dehla-direct":
-        scoring = HandScoring(o["scoring"])
-        streak = o["match"] == "streak"
-        return dict(
-            trump_making=TrumpMaking(o["trump"]),
-            draw_if_no_void=False,  # R2.4a: with 13 cards each someone is always void
-            staged_deal=False,
-            has_middle=False,
-            hand_scoring=scoring,
-            match_scoring=MatchScoring.STREAK if streak else MatchScoring.ROUND_POINTS,
-            tens_scoring=scoring is not HandScoring.TRICKS,
-            round_tricks=None,
-            kot_streak=o["streak"] if streak else None,
-            kots_to_win=1,  # R2.6: a kot (sirr, or the streak) wins the match at once
-            points_to_win=None if streak else o["points"],
-            all_tens_kot=scoring is not HandScoring.TRICKS,
-            packs=PACKS_FOR_PLAYERS[o["players"]],
-        )
-    if name == "court-piece":
-        return dict(
-            trump_making=TrumpMaking.CHOSEN,  # R3.1, as R1.4 chosen
-            draw_if_no_void=False,
-            staged_deal=True,
-            has_middle=False,
-            hand_scoring=HandScoring.FIRST_TO_SEVEN,
-            match_scoring=MatchScoring.COURT_POINTS,
-            tens_scoring=False,
-            round_tricks=ROUND_TRICKS,
-            kot_streak=None,
-            kots_to_win=None,
-            points_to_win=o["points"],
-            all_tens_kot=False,
-            packs=1,
-        )
-    # coat-pees
+def _dehla_facts(o: dict[str, Any]) -> dict[str, Any]:
+    """R1: the middle, tens, kots."""
+    return dict(
+        trump_making=TrumpMaking(o["trump"]),
+        draw_if_no_void=o["trump"] == "first-void",
+        staged_deal=True,
+        has_middle=True,
+        hand_scoring=HandScoring.DEHLA_TENS,
+        match_scoring=MatchScoring.KOTS,
+        tens_scoring=True,
+        round_tricks=None,
+        kot_streak=DEHLA_KOT_STREAK,
+        kots_to_win=o["kots"],
+        points_to_win=None,
+        all_tens_kot=True,
+        packs=1,
+    )
+
+
+def _dehla_direct_facts(o: dict[str, Any]) -> dict[str, Any]:
+    """R2: tricks captured at once; tens, tricks or double sar; streak or points."""
+    scoring = HandScoring(o["scoring"])
+    streak = o["match"] == "streak"
+    return dict(
+        trump_making=TrumpMaking(o["trump"]),
+        draw_if_no_void=False,  # R2.4a: with 13 cards each someone is always void
+        staged_deal=False,
+        has_middle=False,
+        hand_scoring=scoring,
+        match_scoring=MatchScoring.STREAK if streak else MatchScoring.ROUND_POINTS,
+        tens_scoring=scoring is not HandScoring.TRICKS,
+        round_tricks=None,
+        kot_streak=o["streak"] if streak else None,
+        kots_to_win=1,  # R2.6: a kot (sirr, or the streak) wins the match at once
+        points_to_win=None if streak else o["points"],
+        all_tens_kot=scoring is not HandScoring.TRICKS,
+        packs=PACKS_FOR_PLAYERS[o["players"]],
+    )
+
+
+def _court_piece_facts(o: dict[str, Any]) -> dict[str, Any]:
+    """R3: trump chosen from five cards, the first side to seven tricks."""
+    return dict(
+        trump_making=TrumpMaking.CHOSEN,  # R3.1, as R1.4 chosen
+        draw_if_no_void=False,
+        staged_deal=True,
+        has_middle=False,
+        hand_scoring=HandScoring.FIRST_TO_SEVEN,
+        match_scoring=MatchScoring.COURT_POINTS,
+        tens_scoring=False,
+        round_tricks=ROUND_TRICKS,
+        kot_streak=None,
+        kots_to_win=None,
+        points_to_win=o["points"],
+        all_tens_kot=False,
+        packs=1,
+    )
+
+
+def _coat_pees_facts(o: dict[str, Any]) -> dict[str, Any]:
+    """R4: bidding for the trump and the contract; the gap decides the match."""
     return dict(
         trump_making=TrumpMaking.BIDDING,
         draw_if_no_void=False,
@@ -444,6 +423,86 @@ def _facts(name: str, o: dict[str, Any]) -> dict[str, Any]:
         all_tens_kot=False,
         packs=1,
     )
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One ruleset of the family: everything the package knows of it by name.
+
+    Adding a ruleset is one entry here (with its options above and its facts function);
+    the gymnasium id, the web game's set-up form and rule book summary, the command
+    lines' choices and the tests' list read it from here."""
+
+    name: str  # the name every command line and record uses (R6 ``rules``)
+    title: str  # the name for people, with its part of RULES.md
+    section: str  # its part of RULES.md ("R3"): where the rule book's page links
+    gym_id: str  # the gymnasium id ``import agents`` registers
+    description: str  # two plain sentences for a newcomer choosing a game
+    options: dict[str, OptionSpec]  # the options it takes, with defaults and plain words
+    facts: Callable[[dict[str, Any]], dict[str, Any]]  # option values -> the typed facts of :class:`Rules`
+
+
+#: every ruleset, in the order menus show them
+PRESET_TABLE: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset(
+            name="dehla",
+            title="Dehla Pakad, classic (R1)",
+            section="R1",
+            gym_id="DehlaPakad-v0",
+            description=(
+                "Catch the tens. A won trick goes onto a pile in the middle, and whoever wins two tricks in a row"
+                " takes the whole pile; the pair with three or four tens wins the hand, and kots win the match."
+            ),
+            options=_PRESET_OPTIONS["dehla"],
+            facts=_dehla_facts,
+        ),
+        Preset(
+            name="dehla-direct",
+            title="Dehla Pakad, tricks kept at once (R2)",
+            section="R2",
+            gym_id="DehlaPakadDirect-v0",
+            description=(
+                "Like the classic game, but whoever wins a trick keeps its cards at once (no middle pile). Rounds"
+                " are won by tens, tricks or points; the match by a run of wins or by points. Four or six "
+                "players."
+            ),
+            options=_PRESET_OPTIONS["dehla-direct"],
+            facts=_dehla_direct_facts,
+        ),
+        Preset(
+            name="court-piece",
+            title="Court Piece (R3)",
+            section="R3",
+            gym_id="CourtPiece-v0",
+            description=(
+                "Tens don't matter here, tricks do. The player on the dealer's right picks trump from five cards;"
+                " the first pair to win seven tricks wins the round and a point."
+            ),
+            options=_PRESET_OPTIONS["court-piece"],
+            facts=_court_piece_facts,
+        ),
+        Preset(
+            name="coat-pees",
+            title="Coat Pees, with bidding (R4)",
+            section="R4",
+            gym_id="CoatPees-v0",
+            description=(
+                "Court Piece with bidding: bid how many tricks (7 to 13) your pair will win and name trump. Make "
+                "the bid and score it, fall short and lose double; fall too far behind and the match is lost."
+            ),
+            options=_PRESET_OPTIONS["coat-pees"],
+            facts=_coat_pees_facts,
+        ),
+    )
+}
+PRESETS = tuple(PRESET_TABLE)
+#: each preset's name for people, with its part of RULES.md
+PRESET_TITLES = {name: p.title for name, p in PRESET_TABLE.items()}
+#: each preset in two plain sentences, for a newcomer choosing one (set-up forms, the
+#: rule book's summary); the R-number in the title leads to the exact rules
+PRESET_DESCRIPTIONS = {name: p.description for name, p in PRESET_TABLE.items()}
 
 
 def make_rules(name: str = "dehla", options: Mapping[str, Any] | None = None, **kwargs: Any) -> Rules:
@@ -462,7 +521,7 @@ def make_rules(name: str = "dehla", options: Mapping[str, Any] | None = None, **
     if unknown:
         raise RulesError(f"{name}: unknown option(s) {', '.join(unknown)}; known: {', '.join(specs)}")
     values = {k: _check_value(name, k, spec, given.get(k, spec.default)) for k, spec in specs.items()}
-    base: dict[str, Any] = {"name": name, **values, **_facts(name, values)}
+    base: dict[str, Any] = {"name": name, **values, **PRESET_TABLE[name].facts(values)}
     base["options"] = tuple(sorted(values.items()))
     field_names = {f.name for f in fields(Rules)}
     return Rules(**{k: v for k, v in base.items() if k in field_names})

@@ -20,10 +20,10 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 
-from dehla_env.rules import PRESET_DESCRIPTIONS, PRESET_TITLES, PRESETS
+from dehla_env.rules import PRESET_DESCRIPTIONS, PRESET_TABLE, PRESET_TITLES, PRESETS
 
 #: the part of RULES.md (its ``## Rn.`` heading) that defines each ruleset
-PRESET_SECTIONS = {"dehla": "r1", "dehla-direct": "r2", "court-piece": "r3", "coat-pees": "r4"}
+PRESET_SECTIONS = {name: p.section.lower() for name, p in PRESET_TABLE.items()}
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
