@@ -11,21 +11,24 @@ the batched engine, after an imitation warm start.
 run of about a minute) or a path to a YAML file. ``python -m agents.train`` is the same
 command.
 
-Read top to bottom, in the manner of CleanRL's ``ppo.py``: the settings (one dataclass,
-its field docstrings are ``--help``), seeding, the environment, the warm start (the
-teacher's self-play recorded by the workers and fitted, :mod:`agents.training.imitation`),
-then per update a rollout on :class:`dehla_env.vector.VectorEnv` (the learner's seats
-play the current policy on the whole batch, the other side is drawn per game from the
-opponent pool, and the learner's partner from the ``partners`` pool, by default itself:
-:mod:`agents.training.selfplay`, :mod:`agents.training.pool`), GAE, the
-PPO update with action masking and a privileged critic (it also reads the hidden cards,
-training only), logging (``charts/decisions_per_second`` end to end, the rollout's and
-the learner's rates beside it), the arena's own duel as evaluation
-(:func:`agents.arena.run_duel`, so ``eval/`` is the arena's figure) and a checkpoint.
+Read top to bottom, in the manner of CleanRL's ``ppo.py``: the settings (one frozen
+dataclass, its field docstrings are ``--help``), seeding, the learner (policy, critic and
+Adam on the ``device`` setting's device: :class:`agents.training.ppo.Learner`), the warm
+start (the teacher's self-play recorded by the workers and fitted,
+:mod:`agents.training.imitation`), then per update a rollout (the workers' shards each
+play :class:`agents.training.selfplay.SelfPlayEnv`, a vector env of the learner's own
+decisions that seats the opponent pool and the ``partners`` pool itself, from a CPU copy
+of the weights), the PPO update (GAE, the clipped loss over minibatches with action
+masking and a privileged critic that also reads the hidden cards, training only: all of
+it in :mod:`agents.training.ppo`), logging (``charts/decisions_per_second`` end to end,
+the rollout's and the learner's rates beside it), the arena's duel of the network in
+memory as evaluation (:mod:`agents.training.evaluation`, so ``eval/`` is the arena's
+figure) and a checkpoint.
 
 Everything is seeded from ``seed``: the rollout of update ``u`` comes from (seed, u)
 alone, and a checkpoint holds the model, critic, optimiser, torch RNG states, counters
-and the opponent pool, so ``--resume`` continues exactly as if never interrupted.
+and the opponent pool (CPU tensors, whatever the device), so ``--resume`` continues
+exactly as if never interrupted.
 Ctrl-C (SIGINT) or SIGTERM stops within seconds, saving the last completed update
 (during the warm start nothing is saved and ``--resume`` starts again). Checkpoints are
 written atomically and read with ``torch.load(weights_only=True)``.
@@ -53,8 +56,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from dehla_env.commands import typed_command
 
 PROG = typed_command("agents.train")
@@ -63,16 +64,14 @@ try:
     import torch
     import tyro  # noqa: F401  (the settings' command line, in agents.training.runs)
     import yaml  # noqa: F401  (the configs)
-    from torch import nn
     from torch.utils.tensorboard import SummaryWriter
 except ModuleNotFoundError as missing:  # the train extra is not installed
     raise SystemExit(f"{PROG} needs the train extra ({missing.name} is missing): pip install 'dehla[train]'") from None
 
-from agents.arena import run_duel  # noqa: E402
 from agents.nets.export import play_checkpoint  # noqa: E402
 from agents.nets.policy import PolicyNet, ValueNet, policy_checkpoint  # noqa: E402
-from agents.training import imitation, selfplay  # noqa: E402
-from agents.training.batches import critic_values, learner_inputs  # noqa: E402
+from agents.training import imitation, ppo, selfplay  # noqa: E402
+from agents.training.evaluation import duel_win_rate  # noqa: E402
 from agents.training.pool import OpponentPool  # noqa: E402
 from agents.training.runs import (  # noqa: E402 (after the train extra's check)
     Interrupted,
@@ -94,7 +93,7 @@ from dehla_env.rewards import reward_weights  # noqa: E402
 from dehla_env.rules import Rules  # noqa: E402
 
 
-@dataclass
+@dataclass(frozen=True)
 class Args:
     """Training settings: every field is a YAML key, an ``--override key=value`` and a flag."""
 
@@ -198,99 +197,56 @@ class Args:
     """save the checkpoint every this many updates"""
     torch_threads: int = 2
     """torch threads"""
+    device: str = "auto"
+    """where the learner (the PPO update and the warm start's fit) runs: auto (CUDA when
+    torch sees a GPU, else the CPU), cpu, cuda or cuda:N. The rollouts play on the CPU's
+    batched engine from a CPU copy of the weights; checkpoints hold CPU tensors"""
     backend: str = "local"
     """where the workers' tasks run: local processes, or ray (Ray tasks; the same results)"""
     ray_address: str | None = None
     """backend ray: a running cluster to join (HOST:PORT or auto; default: start a local Ray)"""
+
+    def ppo_settings(self) -> ppo.PPOSettings:
+        """The PPO update's settings."""
+        return ppo.PPOSettings(
+            gae_lambda=self.gae_lambda,
+            clip_coef=self.clip_coef,
+            ent_coef=self.ent_coef,
+            vf_coef=self.vf_coef,
+            update_epochs=self.update_epochs,
+            minibatch_size=self.minibatch_size,
+            max_grad_norm=self.max_grad_norm,
+            bf16=self.bf16_update,
+            privileged_critic=self.privileged_critic,
+        )
+
+    def rollout_settings(self, rules: Rules) -> selfplay.RolloutSettings:
+        """What every rollout of the run plays."""
+        return selfplay.RolloutSettings(
+            rules,
+            self.num_games,
+            rounds=self.rounds,
+            reward=tuple(reward_weights(self.reward, rules).items()),
+            relabel=self.relabel_rollouts,
+            partners=tuple(self.partners.items()),
+        )
 
 
 def load_args(config: str | Path | None, overrides: list[str]) -> Args:
     return load_settings(Args, config, overrides)
 
 
-# ---------------------------------------------------------------------------- learning
-def gae(values: np.ndarray, reward: np.ndarray, done: np.ndarray, lam: float) -> np.ndarray:
-    """GAE with gamma 1 over trajectories stored one after another (``done`` ends each)."""
-    adv = np.zeros_like(values)
-    last = 0.0
-    for t in range(len(values) - 1, -1, -1):
-        next_value = 0.0 if done[t] else values[t + 1]
-        last = reward[t] + next_value - values[t] + (0.0 if done[t] else lam * last)
-        adv[t] = last
-    return adv
-
-
-def ppo_update(
-    policy: PolicyNet,
-    critic: ValueNet,
-    opt: torch.optim.Optimizer,
-    r: selfplay.Rollout,
-    a: Args,
-    gen: torch.Generator,
-    stop: Stop,
-) -> dict[str, float]:
-    policy_in, critic_in = learner_inputs(policy, r, a.bf16_update, a.privileged_critic)
-    mask, act = torch.from_numpy(r.mask), torch.from_numpy(r.action)
-    old_logp = torch.from_numpy(r.logp)
-    values = critic_values(critic, critic_in, a.bf16_update)
-    adv_np = gae(values, r.reward, r.done, a.gae_lambda)
-    ret = torch.from_numpy(adv_np + values)
-    # normalised over the whole rollout: a minibatch's own statistics are undefined for
-    # the one sample a remainder can hold (its std is NaN, and so became the weights)
-    adv = torch.from_numpy((adv_np - adv_np.mean()) / (adv_np.std() + 1e-8))
-    stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")}
-    for _ in range(a.update_epochs):
-        perm = torch.randperm(len(act), generator=gen)
-        for start in range(0, len(act), a.minibatch_size):
-            stop.check()
-            mb = perm[start : start + a.minibatch_size]
-            legal = mask.index_select(0, mb)
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16_update):
-                logits = policy.masked_net_logits(policy_in.index_select(0, mb), legal).float()
-                value = critic(critic_in.index_select(0, mb)).float()
-            logp_all = torch.log_softmax(logits, -1)
-            logp = logp_all.gather(1, act[mb, None]).squeeze(1)
-            ratio = (logp - old_logp[mb]).exp()
-            mb_adv = adv[mb]
-            pg = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip_coef, 1 + a.clip_coef)).mean()
-            ent = -(logp_all.exp() * logp_all.masked_fill(~legal, 0.0)).sum(-1).mean()  # masked: p log p -> 0
-            vloss = 0.5 * ((value - ret[mb]) ** 2).mean()
-            loss = pg - a.ent_coef * ent + a.vf_coef * vloss
-            opt.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_([*policy.parameters(), *critic.parameters()], a.max_grad_norm)
-            opt.step()
-            with torch.no_grad():
-                stats["policy_loss"].append(pg.item())
-                stats["value_loss"].append(vloss.item())
-                stats["entropy"].append(ent.item())
-                stats["approx_kl"].append(float(((ratio - 1) - (logp - old_logp[mb])).mean()))
-                stats["clipfrac"].append(float(((ratio - 1).abs() > a.clip_coef).float().mean()))
-    return {k: float(np.mean(v)) for k, v in stats.items()}
-
-
-def make_optimizer(policy: PolicyNet, critic: ValueNet, a: Args) -> torch.optim.Optimizer:
-    """Adam over the policy and the critic. Fused: one kernel over all the parameters, a
-    fifth of the time of the per-tensor step; a resumed run keeps the kind its checkpoint
-    saved (``load_state_dict`` restores the group's settings)."""
-    return torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=a.learning_rate, eps=1e-5, fused=True)
-
-
 #: the evaluation duels' seed is the run's seed plus this (deals unlike the rollouts')
 EVAL_SEED_OFFSET = 17
 
 
-def set_lr(opt: torch.optim.Optimizer, lr: float) -> None:
-    for group in opt.param_groups:
-        group["lr"] = lr
-
-
-def evaluate(state: dict[str, Any], rules: Rules, a: Args, path: Path, writer: SummaryWriter, update: int) -> None:
-    """The arena's duel of the policy in ``state`` against each of ``eval_opponents``
-    (the arena's figure for the same seed and deals), printed and logged as ``eval/``."""
-    save_checkpoint(path, play_checkpoint(state))
+def evaluate(learner: ppo.Learner, rules: Rules, a: Args, writer: SummaryWriter, update: int) -> None:
+    """The arena's duel of the learner's network, in memory, against each of
+    ``eval_opponents`` (the arena's figure for the same seed and deals), printed and
+    logged as ``eval/``."""
+    net = learner.acting_policy()
     for opp in a.eval_opponents:
-        est = run_duel(rules, f"policy:{path}", opp, a.eval_deals, a.seed + EVAL_SEED_OFFSET, workers=1).win_rate
+        est = duel_win_rate(rules, net, opp, deals=a.eval_deals, seed=a.seed + EVAL_SEED_OFFSET)
         for tag, value in (("win_rate", est.value), ("ci_low", est.low), ("ci_high", est.high)):
             writer.add_scalar(f"eval/{tag}_vs_{opp}", value, update)
         print(f"  eval vs {opp}: {est.value:.3f} [{est.low:.3f}, {est.high:.3f}] over {a.eval_deals} deals", flush=True)
@@ -325,24 +281,28 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     imitation_done = a.imitation_hands == 0 if ckpt is None else bool(ckpt.get("imitation_done"))
     specs = [] if imitation_done else [("teacher", a.teacher)]
     evaluation = (a.eval_opponents, a.eval_deals, a.seed + EVAL_SEED_OFFSET) if a.eval_every else None
-    check_setup(rules, a.arch, a.opponents, a.max_snapshots, a.reward, specs, evaluation, partners=a.partners)
+    check_setup(
+        rules, arch=a.arch, opponents=a.opponents, max_snapshots=a.max_snapshots, reward=a.reward, agent_specs=specs,
+        evaluation=evaluation, partners=a.partners,
+    )  # fmt: skip
+    device = ppo.resolve_device(a.device)
     cluster = connect(a.backend, a.ray_address, a.num_workers)
 
-    # seeding and the networks
+    # seeding and the learner
     torch.set_num_threads(a.torch_threads)
     torch.manual_seed(a.seed)
-    gen = torch.Generator().manual_seed(a.seed)
-    policy = PolicyNet(observation_size(rules), tuple(a.hidden), a.card_features, a.arch)
+    gen = torch.Generator().manual_seed(a.seed)  # on the CPU: the same minibatches on every device
+    policy = PolicyNet.for_rules(rules, tuple(a.hidden), a.card_features, a.arch)
     critic = ValueNet(observation_size(rules) + privileged_size(rules), tuple(a.critic_hidden or a.hidden))
-    opt = make_optimizer(policy, critic, a)
+    learner = ppo.Learner(policy, critic, a.learning_rate, device)
     pool = OpponentPool(a.opponents, a.max_snapshots)
     update = decisions = 0
     elapsed = 0.0
     if ckpt is None and a.init_policy:
         policy.load_state_dict(init_weights(a.init_policy, rules, policy))
     if ckpt is not None:
-        update, decisions, elapsed = restore(ckpt, ckpt_path, policy, critic, opt, gen, pool)
-        set_lr(opt, a.learning_rate)  # an overridden learning_rate applies from here on
+        update, decisions, elapsed = restore(ckpt, ckpt_path, learner, gen, pool)
+        learner.set_lr(a.learning_rate)  # an overridden learning_rate applies from here on
 
     # the run directory and the logs
     writer = open_run_dir(run_dir, bool(cli.resume), dataclasses.asdict(a))
@@ -358,10 +318,11 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     del ckpt
 
     def state() -> dict[str, Any]:
+        """Everything ``--resume`` needs, as CPU tensors (loadable without a GPU)."""
         return {
             **policy_checkpoint(policy, rules),  # model, model_config, rules: what a policy file holds
-            "critic": critic.state_dict(),
-            "optimizer": opt.state_dict(),
+            "model": learner.acting_state(),
+            **learner.state(),  # critic, optimizer
             "rng": {"torch": torch.get_rng_state(), "generator": gen.get_state()},
             "update": update,
             "decisions": decisions,
@@ -384,7 +345,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             save_checkpoint(Path(a.policy_out), play_checkpoint(full))
 
     # the workers: they record the teacher's hands, then play the rollouts' shards
-    weights = reward_weights(a.reward, rules)
+    rollout_settings, ppo_settings = a.rollout_settings(rules), a.ppo_settings()
     stop = Stop()
     workers = Workers(a.num_workers, stop, cluster)
     old_handlers = {s: signal.signal(s, stop.handler) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -395,17 +356,19 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     try:
         if not imitation_done:
             t0 = time.time()
-            tasks = imitation.teacher_tasks(rules, a.teacher, a.seed, a.imitation_hands, a.reward, a.num_workers)
+            tasks = imitation.teacher_tasks(
+                rules, a.teacher, a.seed, a.imitation_hands, a.reward, workers=a.num_workers
+            )
             data = imitation.record(workers.map, tasks)
-            set_lr(opt, a.learning_rate if a.imitation_learning_rate is None else a.imitation_learning_rate)
-            imitation.fit(
-                policy, critic, opt, data, rules.players, a.imitation_epochs, a.minibatch_size, a.vf_coef, gen, stop,
-                writer.add_scalar, fit_policy=not a.init_policy,
-            )  # fmt: skip
-            set_lr(opt, a.learning_rate)
+            learner.set_lr(a.learning_rate if a.imitation_learning_rate is None else a.imitation_learning_rate)
+            fit = imitation.FitSettings(
+                rules.players, a.imitation_epochs, a.minibatch_size, a.vf_coef, fit_policy=not a.init_policy
+            )
+            imitation.fit(policy, critic, learner.opt, data, fit, gen=gen, stop=stop, log=writer.add_scalar)
+            learner.set_lr(a.learning_rate)
             del data
             timing["imitation"] = time.time() - t0
-            pool.imitation = copy.deepcopy(policy.state_dict())
+            pool.imitation = learner.acting_state()
             imitation_done = True
             elapsed = time.time() - t_start
             save()
@@ -417,17 +380,16 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                 print("time budget reached", flush=True)
                 break
             if a.anneal_lr:
-                set_lr(opt, a.learning_rate * max(0.0, 1.0 - update / a.updates))
+                learner.set_lr(a.learning_rate * max(0.0, 1.0 - update / a.updates))
             t0 = time.time()
             shards = selfplay.shard_tasks(
-                rules, a.num_games, max(1, a.num_workers), (a.seed, update), a.rounds, weights, policy, pool,
-                a.relabel_rollouts, partners=a.partners,
-            )  # fmt: skip
+                rollout_settings, policy, pool, shards=max(1, a.num_workers), seed=(a.seed, update)
+            )
             r = selfplay.merge(workers.map(selfplay.collect_shard, shards))
             t_roll = time.time() - t0
             before = copy.deepcopy(state())
             phase = "PPO update"
-            stats = ppo_update(policy, critic, opt, r, a, gen, stop)
+            stats = ppo.update(learner, r, ppo_settings, gen=gen, stop=stop)
             t_learn = time.time() - t0 - t_roll
             timing["rollout"] += t_roll
             timing["update"] += t_learn
@@ -436,7 +398,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             update += 1
             decisions += r.decisions
             if a.snapshot_every and update % a.snapshot_every == 0:
-                pool.add_snapshot(copy.deepcopy(policy.state_dict()))
+                pool.add_snapshot(learner.acting_state())
             elapsed = time.time() - t_start
             phase = "evaluation"
             win = r.learner_score / max(r.pool_hands, 1)
@@ -447,7 +409,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                 "charts/policy_forward_share": r.policy_seconds / max(r.policy_seconds + r.env_seconds, 1e-9),
                 "charts/decisions": decisions,
                 "charts/rollout_win_rate": win,
-                "charts/learning_rate": opt.param_groups[0]["lr"],
+                "charts/learning_rate": learner.lr,
                 **{f"losses/{k}": v for k, v in stats.items()},
             }.items():
                 writer.add_scalar(tag, value, update)
@@ -460,7 +422,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             if a.eval_every and update % a.eval_every == 0:
                 t0 = time.time()
                 with stop.abortable():
-                    evaluate(state(), rules, a, run_dir / "eval.pt", writer, update)
+                    evaluate(learner, rules, a, writer, update)
                 timing["evaluation"] += time.time() - t0
             if update % a.checkpoint_every == 0:
                 save()
@@ -479,7 +441,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             return int(point["update"])
 
         msg, code = stop_report(
-            e, stop.signum, phase, run_dir, None if phase == "imitation warm start" else save_last, PROG
+            e, stop.signum, phase, run_dir, None if phase == "imitation warm start" else save_last, prog=PROG
         )
         writer.close()
         print(f"{PROG}: {msg}", file=sys.stderr, flush=True)

@@ -61,7 +61,8 @@ def main() -> None:
         critic = ValueNet(observation_size(rules) + privileged_size(rules), (512, 256))
         opt = torch.optim.Adam([*net.parameters(), *critic.parameters()], lr=5e-4, eps=1e-5)
         for epoch in range(cli.epochs):
-            imitation.fit(net, critic, opt, fit_data, rules.players, 1, 2048, 0.5, gen, Stop(), lambda *_: None)
+            settings = imitation.FitSettings(rules.players, epochs=1, minibatch_size=2048, vf_coef=0.5)
+            imitation.fit(net, critic, opt, fit_data, settings, gen=gen, stop=Stop(), log=lambda *_: None)
             with torch.no_grad():
                 acc = (net.masked_logits(obs, mask).argmax(-1) == act).float().mean().item()
             print(f"card_features={card_features} epoch {epoch + 1}: held-out accuracy {acc:.4f}", flush=True)

@@ -3,7 +3,7 @@ minibatch step, the share of it in matrix products, and the arithmetic rate that
 
     python benchmarks/update_speed.py [--config dehla] [--updates 2]
 
-The update is the trainer's own (``train.ppo_update`` with ``train.make_optimizer``) on a
+The update is the trainer's own (``ppo.update`` with its ``ppo.Learner``, on the CPU) on a
 synthetic rollout of the size a rollout of the config has (``num_games`` x ``rounds``
 hands, the learner's half of each hand's decisions; sparse 0/1 observation codes, a few legal
 actions): the inputs prepared once, the critic's values and GAE, then ``update_epochs``
@@ -18,6 +18,7 @@ step is to the CPU's peak.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -31,6 +32,7 @@ from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 from agents import train  # noqa: E402
 from agents.nets.policy import PolicyNet, ValueNet  # noqa: E402
+from agents.training import ppo  # noqa: E402
 from agents.training.runs import Stop  # noqa: E402
 from agents.training.selfplay import Rollout  # noqa: E402
 from dehla_env.actions import NUM_ACTIONS  # noqa: E402
@@ -44,16 +46,17 @@ def time_update(a: train.Args, rollout: Rollout, d: int, p: int, updates: int) -
     inputs and weights)."""
     policy = PolicyNet(d, tuple(a.hidden), a.card_features, a.arch)
     critic = ValueNet(d + p, tuple(a.critic_hidden or a.hidden))
-    opt = train.make_optimizer(policy, critic, a)
+    learner = ppo.Learner(policy, critic, a.learning_rate, torch.device("cpu"))
+    s = a.ppo_settings()
     gen = torch.Generator().manual_seed(0)
     steps = a.update_epochs * -(-len(rollout.action) // a.minibatch_size)
-    train.ppo_update(policy, critic, opt, rollout, a, gen, Stop())
+    ppo.update(learner, rollout, s, gen=gen, stop=Stop())
     t = time.perf_counter()
     for _ in range(updates):
-        train.ppo_update(policy, critic, opt, rollout, a, gen, Stop())
+        ppo.update(learner, rollout, s, gen=gen, stop=Stop())
     ms = (time.perf_counter() - t) / (updates * steps) * 1e3
     with profile(activities=[ProfilerActivity.CPU]) as prof:
-        train.ppo_update(policy, critic, opt, rollout, a, gen, Stop())
+        ppo.update(learner, rollout, s, gen=gen, stop=Stop())
     events = prof.key_averages()
     total = sum(e.self_cpu_time_total for e in events)
     mm = sum(e.self_cpu_time_total for e in events if e.key in ("aten::mm", "aten::addmm"))
@@ -96,8 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"{'update':10s}{'ms/step':>9s}{'matmul share':>14s}{'GFLOP/s':>9s}")
     for bf16 in (False, True):
-        a.bf16_update = bf16
-        ms, share, flops = time_update(a, rollout, d, p, args.updates)
+        ms, share, flops = time_update(dataclasses.replace(a, bf16_update=bf16), rollout, d, p, args.updates)
         print(f"{'bfloat16' if bf16 else 'float32':10s}{ms:9.1f}{share:14.0%}{flops / ms / 1e6:9.0f}")
     return 0
 

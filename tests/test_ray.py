@@ -112,7 +112,8 @@ def test_a_killed_rollout_worker_is_replaced_and_its_shard_collected_again(clust
     torch.manual_seed(0)
     net = PolicyNet(observation_size(rules), (32,)).eval()
     pool = OpponentPool({"self": 0.5, "hard": 0.5})
-    tasks = selfplay.shard_tasks(rules, 64, 2, (9, 0), 3, reward_weights({"win": 1.0}, rules), net, pool)
+    settings = selfplay.RolloutSettings(rules, 64, rounds=3, reward=tuple(reward_weights({"win": 1.0}, rules).items()))
+    tasks = selfplay.shard_tasks(settings, net, pool, shards=2, seed=(9, 0))
     local = selfplay.merge([selfplay.collect_shard(t) for t in tasks])
     killer, killed = _kill_one_worker("collect_shard", delay=0.5)  # inside the shard, not at its start
     remote = selfplay.merge(cluster.map(selfplay.collect_shard, tasks))

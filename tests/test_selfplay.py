@@ -57,7 +57,8 @@ def _rollout(rules_name: str, weights: dict[str, float], seed: int, **options) -
     net = _net(rules)
     opponents = pool.policies(rules, rng, lambda sd: net)
     kinds = {"win": 1.0, "tens": 0.25} if rules.tens_scoring else {"win": 1.0}
-    r = selfplay.collect(env, seed, net.masked_logits, pool, opponents, 2, rng, reward_weights(kinds, rules))
+    sp = selfplay.SelfPlayEnv(env, pool, opponents, rng=rng, rounds=2, reward=reward_weights(kinds, rules))
+    r = selfplay.collect(sp, net.masked_logits, seed=seed)
     return r, env
 
 
@@ -113,9 +114,8 @@ def test_the_real_hard_bot_plays_its_seats_on_a_mirror_of_each_game(rules_name: 
     rng = np.random.default_rng(5)
     opponents = pool.policies(rules, rng, lambda sd: None)
     assert isinstance(opponents[1], ScalarOpponent) and pool.slot_names()[1] == "hard"
-    r = selfplay.collect(
-        env, 5, _net(rules).masked_logits, pool, opponents, 2, rng, reward_weights({"win": 1.0}, rules)
-    )
+    sp = selfplay.SelfPlayEnv(env, pool, opponents, rng=rng, rounds=2, reward=reward_weights({"win": 1.0}, rules))
+    r = selfplay.collect(sp, _net(rules).masked_logits, seed=5)
     assert r.pool_hands == r.hands == 12 and not opponents[1].games  # every mirror ended with its hand
 
 
@@ -131,8 +131,9 @@ def test_a_sharded_rollout_is_the_same_in_worker_processes_and_in_this_one() -> 
     pool = OpponentPool({"self": 0.4, "snapshot": 0.3, "hard": 0.3})
     pool.add_snapshot(_net(rules).state_dict())
     reward = reward_weights({"win": 1.0, "tens": 0.25}, rules)
-    tasks = selfplay.shard_tasks(rules, 13, 2, (3, 0), 1, reward, net, pool)
-    assert [t.num_games for t in tasks] == [7, 6] and tasks[0].env_seed != tasks[1].env_seed
+    settings = selfplay.RolloutSettings(rules, 13, rounds=1, reward=tuple(reward.items()))
+    tasks = selfplay.shard_tasks(settings, net, pool, shards=2, seed=(3, 0))
+    assert [t.settings.num_games for t in tasks] == [7, 6] and tasks[0].env_seed != tasks[1].env_seed
     here = selfplay.merge([selfplay.collect_shard(t) for t in tasks])
     workers = Workers(2, Stop())
     try:
@@ -143,12 +144,13 @@ def test_a_sharded_rollout_is_the_same_in_worker_processes_and_in_this_one() -> 
         assert np.array_equal(getattr(here, field), getattr(there, field)), field
     assert here.hands == 13 and here.done.sum() == 2 * here.pool_hands + 4 * (13 - here.pool_hands)
 
-    (one,) = selfplay.shard_tasks(rules, 13, 1, (3, 0), 1, reward, net, pool)
+    (one,) = selfplay.shard_tasks(settings, net, pool, shards=1, seed=(3, 0))
     single = selfplay.collect_shard(one)
     env = VectorEnv(rules, num_envs=13, autoreset_mode="same_step", final_obs=False, copy=False)
     rng = np.random.default_rng([3, 0])
     opponents = pool.policies(rules, rng, lambda sd: _load(rules, sd))
-    plain = selfplay.collect(env, [3, 0, 1], net.masked_logits, pool, opponents, 1, rng, reward)
+    sp = selfplay.SelfPlayEnv(env, pool, opponents, rng=rng, rounds=1, reward=reward)
+    plain = selfplay.collect(sp, net.masked_logits, seed=[3, 0, 1])
     assert np.array_equal(single.action, plain.action) and np.array_equal(single.reward, plain.reward)
     # a shard stores uint8 codes, this float32 env floats: the same observations to the bit
     assert single.obs.dtype == np.uint8 and plain.obs.dtype == np.float32
@@ -177,7 +179,8 @@ def _partner_rollout(
         partner_pool = OpponentPool(partners, rules=rules)
         side = selfplay.Partners(partner_pool, partner_pool.policies(rules, rng, lambda sd: net))
     reward = reward_weights({"win": 1.0, "tens": 0.25}, rules)
-    r = selfplay.collect(env, seed, net.masked_logits, pool, players, 2, rng, reward, partners=side)
+    sp = selfplay.SelfPlayEnv(env, pool, players, rng=rng, rounds=2, reward=reward, partners=side)
+    r = selfplay.collect(sp, net.masked_logits, seed=seed)
     return r, players, side
 
 
@@ -198,8 +201,11 @@ def test_default_partners_make_the_rollout_the_trainer_always_made() -> None:
     pool = OpponentPool({"self": 0.5, "hard": 0.5})
     reward = reward_weights({"win": 1.0}, rules)
     plain, explicit = (
-        selfplay.collect_shard(selfplay.shard_tasks(rules, 8, 1, (2, 0), 1, reward, _net(rules), pool, partners=p)[0])
-        for p in (None, {"self": 1.0})
+        selfplay.collect_shard(selfplay.shard_tasks(settings, _net(rules), pool, shards=1, seed=(2, 0))[0])
+        for settings in (
+            selfplay.RolloutSettings(rules, 8, reward=tuple(reward.items()), partners=()),
+            selfplay.RolloutSettings(rules, 8, reward=tuple(reward.items()), partners=(("self", 1.0),)),
+        )
     )
     for field in ("obs", "action", "logp", "reward", "done"):
         assert np.array_equal(getattr(plain, field), getattr(explicit, field)), field

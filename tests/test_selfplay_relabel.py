@@ -1,4 +1,4 @@
-"""Rollouts under suit renaming (``collect(..., relabel=True)``, the trainer's
+"""Rollouts under suit renaming (``SelfPlayEnv(..., relabel=True)``, the trainer's
 ``relabel_rollouts``): the learner plays the game as dealt while it sees and learns a
 renamed copy (R0.4's trick rule and R4.2's bids rank no suit, so the copy is the same
 game)."""
@@ -35,7 +35,8 @@ def _rollout(rules, relabel: bool, seen: list | None = None) -> selfplay.Rollout
     rng = np.random.default_rng(3)
     opponents = pool.policies(rules, rng, lambda sd: None)
     weights = reward_weights({"win": 1.0}, rules)
-    return selfplay.collect(env, 11, policy, pool, opponents, 2, rng, weights, relabel=relabel)
+    sp = selfplay.SelfPlayEnv(env, pool, opponents, rng=rng, rounds=2, reward=weights, relabel=relabel)
+    return selfplay.collect(sp, policy, seed=11)
 
 
 @pytest.mark.parametrize("rules_name, options", CASES)

@@ -23,8 +23,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 
 from agents import train  # noqa: E402
-from agents.training import runs  # noqa: E402
-from agents.training.batches import learner_inputs  # noqa: E402
+from agents.training import ppo, runs  # noqa: E402
 
 
 def _train(args: list[str], **kw) -> subprocess.Popen:
@@ -604,8 +603,8 @@ def test_policy_export_to_torchscript_and_onnx(tmp_path: Path) -> None:
 
 
 def test_a_policy_file_rewritten_in_place_is_loaded_again(tmp_path: Path) -> None:
-    """Training's evaluation rewrites one policy file; the per-process cache must not
-    keep playing the first version (it once did)."""
+    """A run rewrites its policy file at every checkpoint; the per-process cache must
+    not keep playing the first version."""
     from agents.nets.policy import PolicyNet, cached_policy
     from dehla_env import make_rules
     from dehla_env.encoding import observation_size
@@ -624,7 +623,7 @@ def test_a_policy_file_rewritten_in_place_is_loaded_again(tmp_path: Path) -> Non
 
 def _fixed_rollout(policy, size: int, seed: int):
     """A rollout of ``size`` decisions (random observations, two to five legal moves,
-    trajectories of four): what ``ppo_update`` reads, without playing."""
+    trajectories of four): what ``ppo.update`` reads, without playing."""
     from agents.training.selfplay import Rollout
     from dehla_env.actions import NUM_ACTIONS
 
@@ -667,12 +666,12 @@ def _flat(*nets: torch.nn.Module) -> torch.Tensor:
 
 
 def _updated_weights(bf16: bool) -> tuple[torch.Tensor, dict[str, float]]:
-    """The weights after two epochs of ``ppo_update`` on a fixed rollout, and its stats."""
+    """The weights after two epochs of ``ppo.update`` on a fixed rollout, and its stats."""
     policy, critic = _nets()
     rollout = _fixed_rollout(policy, 512, seed=1)
-    opt = torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=1e-3)
-    a = train.Args(update_epochs=2, minibatch_size=128, bf16_update=bf16)
-    stats = train.ppo_update(policy, critic, opt, rollout, a, torch.Generator().manual_seed(0), runs.Stop())
+    learner = ppo.Learner(policy, critic, 1e-3, torch.device("cpu"))
+    s = train.Args(update_epochs=2, minibatch_size=128, bf16_update=bf16).ppo_settings()
+    stats = ppo.update(learner, rollout, s, gen=torch.Generator().manual_seed(0), stop=runs.Stop())
     return _flat(policy, critic), stats
 
 
@@ -721,7 +720,7 @@ def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: 
     rollout = _fixed_rollout(policy, 40, seed=2)
     rollout.obs, rollout.obs_scale = _observation_codes(40)
     assert (rollout.obs_scale > 1).any()  # fractions among the entries
-    policy_in, critic_in = learner_inputs(policy, rollout, bf16, privileged=True)
+    policy_in, critic_in = ppo.learner_inputs(policy, rollout, bf16=bf16, privileged=True)
     assert policy_in.dtype == critic_in.dtype == (torch.bfloat16 if bf16 else torch.float32)
     mb = torch.tensor([5, 0, 39, 17])
     obs = torch.from_numpy(rollout.obs.astype(np.float32) / rollout.obs_scale)[mb]
@@ -730,7 +729,7 @@ def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: 
         assert torch.equal(policy.net(policy_in[mb]), policy(obs))
         assert torch.equal(critic(critic_in[mb]), critic(torch.cat([obs, priv], -1)))
     # without the privileged critic the hidden cards are zeros, the observation the same
-    _, blind = learner_inputs(policy, rollout, bf16, privileged=False)
+    _, blind = ppo.learner_inputs(policy, rollout, bf16=bf16, privileged=False)
     assert rollout.priv.any() and not blind[:, 826:].any()
     assert torch.equal(blind[:, :826], critic_in[:, :826])
 
@@ -740,9 +739,119 @@ def test_a_resumed_run_keeps_the_adam_step_its_checkpoint_saved() -> None:
     resumes with that step (``load_state_dict`` restores the group's settings), so the
     resumed run continues as it began."""
     policy, critic = _nets()
-    a = train.Args()
     old = torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=1e-3, eps=1e-5)
-    opt = train.make_optimizer(policy, critic, a)
+    opt = ppo.Learner(policy, critic, train.Args().learning_rate, torch.device("cpu")).opt
     assert opt.param_groups[0]["fused"] is True
     opt.load_state_dict(old.state_dict())
     assert not opt.param_groups[0]["fused"]
+
+
+# ------------------------------------------------------------------ the learner's device
+def test_the_device_setting_resolves_auto_and_refuses_what_is_not_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``auto`` is CUDA when torch sees a GPU, else the CPU; ``cuda`` without one, or a
+    name that is no device, ends the run in one line before anything is written."""
+    assert ppo.resolve_device("cpu") == torch.device("cpu")
+    assert ppo.resolve_device("auto") == torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(runs.SetupError, match="not one of auto, cpu, cuda, cuda:N"):
+        ppo.resolve_device("tpu")
+    with pytest.raises(runs.SetupError, match="not one of"):
+        ppo.resolve_device("cuda:x")
+    bad = ["tpu"] if torch.cuda.is_available() else ["tpu", "cuda", "cuda:1"]
+    for name in bad:
+        argv = [*QUICK, "--override", f"device={name}", "--override", f"runs_dir={tmp_path}"]
+        assert train.main(argv) == 2, name
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "setting device" in err, err
+    assert not tmp_path.exists() or not any(tmp_path.iterdir())
+
+
+def test_a_checkpoint_holds_cpu_tensors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Whatever the learner's device, a checkpoint loads on a machine without a GPU: every
+    tensor in it (weights, critic, optimiser, pool) is a CPU tensor."""
+    argv = [*QUICK, "--override", "updates=1", "--override", "device=auto", "--override", f"runs_dir={tmp_path}"]
+    rc, out, err = _main(argv, capsys)
+    assert rc == 0, out + err
+    ckpt = torch.load(_run_dir(tmp_path) / "checkpoint.pt", weights_only=True)
+
+    def tensors(x):
+        if isinstance(x, torch.Tensor):
+            yield x
+        elif isinstance(x, dict):
+            for v in x.values():
+                yield from tensors(v)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                yield from tensors(v)
+
+    found = list(tensors(ckpt))
+    assert found and all(t.device.type == "cpu" for t in found)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_a_cuda_learner_trains_and_resumes_on_the_cpu(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The learner on the GPU, the rollouts on the CPU: the run trains, and its checkpoint
+    resumes with ``device=cpu``."""
+    argv = [*QUICK, "--override", "updates=2", "--override", "device=cuda", "--override", f"runs_dir={tmp_path}"]
+    rc, out, err = _main(argv, capsys)
+    assert rc == 0, out + err
+    run = _run_dir(tmp_path)
+    rc, out, err = _main(["--resume", str(run), "--override", "updates=3", "--override", "device=cpu"], capsys)
+    assert rc == 0 and "resumed" in out, out + err
+    assert torch.load(run / "checkpoint.pt", weights_only=True)["update"] == 3
+
+
+# ------------------------------------------------------------------ evaluation, the network's rules
+def test_the_evaluation_in_memory_is_the_arenas_duel_of_the_same_weights(tmp_path: Path) -> None:
+    """The trainer's evaluation plays the network in memory; its figure is the one
+    ``run_duel`` gives for a policy file of the same weights."""
+    from agents.arena import run_duel
+    from agents.nets.policy import PolicyNet, policy_checkpoint
+    from agents.training.evaluation import duel_win_rate
+    from dehla_env import make_rules
+
+    rules = make_rules("dehla")
+    torch.manual_seed(3)
+    net = PolicyNet.for_rules(rules, (32,), card_features=True).eval()
+    path = tmp_path / "p.pt"
+    train.save_checkpoint(path, policy_checkpoint(net, rules))
+    for opponent in ("random", "easy"):
+        here = duel_win_rate(rules, net, opponent, deals=12, seed=5)
+        arena = run_duel(rules, f"policy:{path}", opponent, 12, 5, workers=1).win_rate
+        assert (here.value, here.low, here.high) == (arena.value, arena.low, arena.high), opponent
+
+
+def test_the_network_is_told_its_rules() -> None:
+    """A network built for rules takes their player count (the card features and the
+    suit network's layout are built for it), not one guessed from a width; a checkpoint's
+    network is told the rules it names, and one whose width does not fit them is refused."""
+    from agents.nets.policy import CheckpointError, PolicyNet, policy_checkpoint, policy_from_checkpoint
+    from dehla_env import make_rules
+    from dehla_env.encoding import observation_size
+
+    six = make_rules("dehla-direct", {"players": 6})
+    net = PolicyNet.for_rules(six, (8,), card_features=True, arch="suits")
+    assert net.players == 6 and net.obs_size == observation_size(six)
+    assert net.config() == {"obs_size": observation_size(six), "hidden": [8], "card_features": True, "arch": "suits"}
+    with pytest.raises(ValueError, match="4 players observe"):
+        PolicyNet(observation_size(six), (8,), players=4)
+    loaded, rules = policy_from_checkpoint(policy_checkpoint(net, six))
+    assert rules == six and loaded.players == 6
+    wrong = {**policy_checkpoint(net, six), "rules": {"name": "dehla", "options": {}}}
+    with pytest.raises(CheckpointError, match="does not fit its rules"):
+        policy_from_checkpoint(wrong)
+
+
+def test_no_call_in_the_trainer_takes_more_than_five_positional_arguments() -> None:
+    """The trainer's calls name what they pass: at most five positional arguments
+    (settings objects and keyword-only parameters beyond)."""
+    import ast
+
+    files = [ROOT / "agents" / "train.py", *sorted((ROOT / "agents" / "training").glob("*.py"))]
+    crowded = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and len(node.args) > 5:
+                crowded.append(f"{path.name}:{node.lineno}")
+    assert not crowded, crowded

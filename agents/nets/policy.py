@@ -65,22 +65,45 @@ class PolicyNet(nn.Module):
     :class:`agents.nets.features.CardFeatures`."""
 
     def __init__(
-        self, obs_size: int, hidden: tuple[int, ...] = (512, 256), card_features: bool = False, arch: str = "mlp"
+        self,
+        obs_size: int,
+        hidden: tuple[int, ...] = (512, 256),
+        card_features: bool = False,
+        arch: str = "mlp",
+        *,
+        players: int | None = None,
     ) -> None:
+        """``players``: the player count of the rules the network plays (R1.1), which
+        the card features and the suit network's layout are built for; a network built
+        for rules (:meth:`for_rules`, a checkpoint's ``rules``) is told it. Left out, it
+        is the count whose observation is ``obs_size`` wide (a network built from a bare
+        width)."""
         super().__init__()
         if arch not in ARCHITECTURES:
             raise ValueError(f"arch must be one of {ARCHITECTURES}, not {arch!r}")
+        if players is not None and layout_for(players).size != obs_size:
+            raise ValueError(f"{players} players observe {layout_for(players).size} entries, not {obs_size}")
         self.obs_size = obs_size
         self.hidden = tuple(hidden)
         self.card_features = card_features
         self.arch = arch
-        self.features = CardFeatures(players_for_observation(obs_size)) if card_features else None
+        needs_players = card_features or arch == "suits"
+        self.players = players if players is not None or not needs_players else players_for_observation(obs_size)
+        self.features = CardFeatures(self.players) if self.players is not None and card_features else None
         self.input_size = obs_size + (NUM_CARD_FEATURES if card_features else 0)  # of the MLP: see net_input
         if arch == "suits":
-            layout = net_input_layout(players_for_observation(obs_size), card_features)
+            assert self.players is not None
+            layout = net_input_layout(self.players, card_features)
             self.net: nn.Module = SuitNet(layout, self.hidden)
         else:
             self.net = mlp([self.input_size, *hidden], NUM_ACTIONS)
+
+    @classmethod
+    def for_rules(
+        cls, rules: Rules, hidden: tuple[int, ...] = (512, 256), card_features: bool = False, arch: str = "mlp"
+    ) -> PolicyNet:
+        """A network for ``rules``: their observation's width and their player count."""
+        return cls(observation_size(rules), hidden, card_features, arch, players=rules.players)
 
     def net_input(self, obs: torch.Tensor) -> torch.Tensor:
         """The MLP's input for observations ``obs``: the observation, with the card
@@ -368,19 +391,24 @@ def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
         assert isinstance(obs_size, int) and isinstance(hidden, (list, tuple)) and 0 < len(hidden) <= 16
         assert all(isinstance(h, int) and 0 < h <= 1 << 14 for h in hidden)
         players_for_observation(obs_size)  # one of the layouts, not an arbitrary (huge) width
-        net = PolicyNet(obs_size, tuple(hidden), bool(cfg.get("card_features", False)), cfg.get("arch", "mlp"))
+        card_features, arch = bool(cfg.get("card_features", False)), cfg.get("arch", "mlp")
+        assert arch in ARCHITECTURES
     except (AssertionError, KeyError, ValueError, TypeError):
         raise CheckpointError(f"model_config {str(cfg)[:200]} is not a policy network's") from None
-    try:
-        net.load_state_dict(ckpt["model"])
-    except (RuntimeError, TypeError, AttributeError, KeyError) as e:
-        raise CheckpointError(f"the weights do not fit model_config: {str(e)[:200]}") from None
-    net.eval()
     rules_cfg = ckpt.get("rules", {"name": "dehla", "options": {}})
     try:
         rules = make_rules(rules_cfg["name"], rules_cfg.get("options", {}))
     except (RulesError, KeyError, TypeError, AttributeError) as e:
         raise CheckpointError(f"the rules it was trained for are not valid: {e}") from None
+    try:  # told its rules: the network of a checkpoint plays the rules it names
+        net = PolicyNet(obs_size, tuple(hidden), card_features, arch, players=rules.players)
+    except ValueError as e:
+        raise CheckpointError(f"model_config {str(cfg)[:200]} does not fit its rules {rules.name}: {e}") from None
+    try:
+        net.load_state_dict(ckpt["model"])
+    except (RuntimeError, TypeError, AttributeError, KeyError) as e:
+        raise CheckpointError(f"the weights do not fit model_config: {str(e)[:200]}") from None
+    net.eval()
     return net, rules
 
 
@@ -509,7 +537,7 @@ class RelabelledNet(nn.Module):
         super().__init__()
         self.net = net
         self.obs_size = net.obs_size
-        gather_obs, new_action = relabel_indices(players_for_observation(net.obs_size))
+        gather_obs, new_action = relabel_indices(net.players or players_for_observation(net.obs_size))
         self.register_buffer("gather_obs", gather_obs, persistent=False)
         self.register_buffer("new_action", new_action, persistent=False)
 

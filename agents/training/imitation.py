@@ -46,7 +46,7 @@ class TeacherTask:
 
 
 def teacher_tasks(
-    rules: Rules, teacher: str, seed: int, hands: int, reward: Mapping[str, float], workers: int
+    rules: Rules, teacher: str, seed: int, hands: int, reward: Mapping[str, float], *, workers: int
 ) -> list[TeacherTask]:
     """The warm start's ``hands`` cut into eight tasks per worker, each from its own seed
     (small results: a worker's whole share pickled back at once ran out of memory)."""
@@ -112,24 +112,36 @@ def record_teacher(task: TeacherTask) -> dict[str, np.ndarray]:
     }
 
 
+@dataclass(frozen=True)
+class FitSettings:
+    """The warm start's fit: ``epochs`` passes over the data in minibatches of
+    ``minibatch_size``, the critic's loss weighted by ``vf_coef``; ``fit_policy`` false:
+    the critic only (a policy started from trained weights keeps them; its critic learns
+    what the teacher's hands are worth before PPO reads its advantages)."""
+
+    players: int
+    epochs: int = 4
+    minibatch_size: int = 4096
+    vf_coef: float = 0.5
+    fit_policy: bool = True
+
+
 def fit(
     policy: PolicyNet,
     critic: ValueNet,
     opt: torch.optim.Optimizer,
     data: Mapping[str, np.ndarray],
-    players: int,
-    epochs: int,
-    minibatch_size: int,
-    vf_coef: float,
+    s: FitSettings,
+    *,
     gen: torch.Generator,
     stop: Stop,
     log: Callable[[str, float, int], None],
-    fit_policy: bool = True,
 ) -> float:
-    """Fit by cross-entropy (policy) and regression (critic); returns the last epoch's
-    accuracy. ``log(tag, value, step)`` receives the losses. ``fit_policy`` false: the
-    critic only (a policy started from trained weights keeps them; its critic learns
-    what the teacher's hands are worth before PPO reads its advantages)."""
+    """Fit by cross-entropy (policy) and regression (critic) on the networks' device
+    (minibatches are moved there); returns the last epoch's accuracy. ``log(tag, value,
+    step)`` receives the losses."""
+    dev = next(policy.parameters()).device
+    players, epochs, minibatch_size, fit_policy = s.players, s.epochs, s.minibatch_size, s.fit_policy
     obs = torch.from_numpy(data["obs"])
     priv = torch.from_numpy(data["priv"])
     mask = torch.from_numpy(data["mask"])
@@ -146,13 +158,13 @@ def fit(
             mb = perm[start : start + minibatch_size]
             suits = ALL_PERMUTATIONS[int(torch.randint(len(ALL_PERMUTATIONS), (1,), generator=gen))]
             oi, mi, af = suit_permutation_maps(suits, players)
-            o, m, y = obs[mb][:, oi], mask[mb][:, mi], torch.from_numpy(af)[act[mb]]
-            c = priv[mb][:, torch.from_numpy(privileged_permutation(suits, players))]
+            o, m, y = obs[mb][:, oi].to(dev), mask[mb][:, mi].to(dev), torch.from_numpy(af)[act[mb]].to(dev)
+            c = priv[mb][:, torch.from_numpy(privileged_permutation(suits, players))].to(dev)
             with torch.set_grad_enabled(fit_policy):
                 logits = policy.masked_logits(o, m)
                 ce = nn.functional.cross_entropy(logits, y)
-            vloss = 0.5 * ((critic(torch.cat([o, c], -1)) - ret[mb]) ** 2).mean()
-            loss = (ce if fit_policy else 0.0) + vf_coef * vloss
+            vloss = 0.5 * ((critic(torch.cat([o, c], -1)) - ret[mb].to(dev)) ** 2).mean()
+            loss = (ce if fit_policy else 0.0) + s.vf_coef * vloss
             opt.zero_grad()
             loss.backward()
             opt.step()

@@ -276,6 +276,7 @@ def stop_report(
     phase: str,
     run_dir: Path,
     save_last: Callable[[], int] | None,
+    *,
     prog: str = "dehla-train",
 ) -> tuple[str, int]:
     """The one line and exit status of a run that a signal (``signum``) or a dead worker
@@ -303,7 +304,7 @@ def open_run_dir(run_dir: Path, resume: bool, settings: dict[str, Any]) -> Summa
     try:
         if resume:
             tempfile.TemporaryFile(dir=run_dir).close()  # writable?
-            for stale in ("checkpoint.tmp", "policy.tmp", "eval.tmp", "config.tmp"):
+            for stale in ("checkpoint.tmp", "policy.tmp", "config.tmp"):
                 (run_dir / stale).unlink(missing_ok=True)
         else:
             run_dir.mkdir(parents=True, exist_ok=True)

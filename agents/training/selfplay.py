@@ -1,11 +1,18 @@
 """Self-play rollouts on the batched engine (:class:`dehla_env.vector.VectorEnv`).
 
-One rollout plays ``rounds`` hands in each of the env's ``N`` games. Per game and hand
-the :class:`~agents.training.pool.OpponentPool` draws the other side's player and the
-learner gets a side at random; at every step each game takes one decision: the
-learner's seats go through the current policy as one batch, every opponent slot as one
-batch of its own. The trainer's reward is :func:`dehla_env.rewards.weighted_side0_reward`
-of the hand's outcome, the definitions the environments use.
+Two parts, with one boundary between them. :class:`SelfPlayEnv` is a vector env of the
+learner's decisions alone: it owns the table (per game and hand the
+:class:`~agents.training.pool.OpponentPool` draws the other side's player, the learner
+gets a side at random, every opponent slot plays as one batch of its own, a scalar bot
+on a mirror of its game), and its ``reset``/``step`` return only what the learner is to
+decide (observation, mask) and what its finished trajectories earned (reward, done).
+:func:`collect` is the learner's loop over it, in the manner of CleanRL: sample the
+moves, store them, step. The trainer's reward is
+:func:`dehla_env.rewards.weighted_side0_reward` of the hand's outcome, the definitions
+the environments use.
+
+One rollout plays ``rounds`` hands in each of the env's ``N`` games; at every step each
+game takes one decision (the learner's seats through the current policy as one batch).
 
 What is stored per learner decision (decisions with a single legal move are played but
 not stored: nothing is learned from them, and with gamma 1 skipping them changes no
@@ -36,6 +43,7 @@ and seeds only, not on where they ran.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -50,6 +58,7 @@ from agents.nets.policy import PolicyNet
 from agents.training.pool import SELF, OpponentPool, ScalarOpponent, StateDict
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.augment import ALL_PERMUTATIONS, relabel_tables
+from dehla_env.encoding import privileged_size
 from dehla_env.rewards import RewardKind, weighted_side0_reward
 from dehla_env.rules import Rules
 from dehla_env.vector import VectorEnv
@@ -107,134 +116,261 @@ def sample_masked(logits: torch.Tensor, rng: np.random.Generator) -> tuple[np.nd
     return action, logp.astype(np.float32)
 
 
-def collect(
-    env: VectorEnv,
-    seed: int | list[int],
-    policy: Any,
-    pool: OpponentPool,
-    opponents: list[Any],
-    rounds: int,
-    rng: np.random.Generator,
-    reward: Mapping[RewardKind, float],
-    relabel: bool = False,
-    partners: Partners | None = None,
-) -> Rollout:
-    """Deal fresh hands in every game of ``env`` from ``seed`` and play ``rounds`` hands in
-    each; see the module docstring. ``policy`` maps (k, D) observations and (k, 85) masks
-    to masked logits (``PolicyNet.masked_logits``); ``opponents`` is ``pool.policies(...)``
-    (a :class:`~agents.training.pool.ScalarOpponent` is told every move of its games).
+# ---------------------------------------------------------------------------- the env
+@dataclass(frozen=True)
+class Decisions:
+    """What :class:`SelfPlayEnv` hands the learner: its decisions to take now, one row
+    per game where it is to act, and the trajectories that ended on the way here.
 
-    ``relabel``: the learner sees each game of each hand under a suit renaming drawn at
-    random (:func:`dehla_env.augment.relabel_tables`; R0.4 and R4.2 rank no suit above
-    another, so a renamed game is the same game): its observation, mask and privileged
-    features are relabelled, its move is mapped back to the game's names, and what is
-    stored is what it saw and chose, so the rollout stays on-policy for PPO. The network
-    meets every position under all 24 namings instead of the one it was dealt in.
+    ``obs`` and ``mask`` are what the learner sees (renamed under ``relabel``; ``obs``
+    as the env's codes, :meth:`SelfPlayEnv.float_view` decodes them); ``key`` names each
+    row's trajectory (one seat's decisions in one hand); ``choice`` marks the rows with
+    more than one legal move (only those are learned), ``priv`` holds their privileged
+    critic features. ``ended_key``/``ended_reward``: every seat's trajectory of each
+    hand that ended, and its reward (the reward and ``done`` of those trajectories; a
+    hand's reward comes only at its end, gamma is 1)."""
 
-    ``partners``: see the module docstring (``None``: the learner is its own partner;
-    the rollout is then the one it always was, draw for draw)."""
-    rules = env.rules
-    n, N = rules.players, env.num_envs
-    tables = relabel_tables(n)
-    first, info = env.reset(seed=int(np.random.default_rng(seed).integers(2**31)))
-    obs = np.array(first)  # as the env gives them: uint8 codes (collect_shard's env) or float32
-    scale = env.observation_scale if obs.dtype == np.uint8 else np.ones(obs.shape[1], np.float32)
-    mask = info["action_mask"].copy()
-    seat = info["seat"].copy()
-    sign = np.where(np.arange(n) % 2 == 0, 1.0, -1.0).astype(np.float32)
-    rec: dict[str, list[np.ndarray]] = {k: [] for k in ("obs", "priv", "mask", "action", "logp", "key")}
-    final_reward: dict[int, float] = {}
-    decisions = hands = pool_hands = 0
-    score = 0.0
-    t_env = t_pol = 0.0
-    for r in range(rounds):
-        slot = pool.draw(rng, N)
-        side = rng.integers(2, size=N)
-        suits = rng.integers(len(ALL_PERMUTATIONS), size=N) if relabel else None
-        pslot = solo = np.zeros(N, np.int64)  # partner slot 0: the learner is its own partner
-        if partners is not None:
-            pslot = partners.pool.draw(rng, N)
-            solo = side + 2 * rng.integers(n // 2, size=N)  # the learner's one seat beside another partner
+    obs: np.ndarray
+    mask: np.ndarray
+    key: np.ndarray
+    choice: np.ndarray
+    priv: np.ndarray
+    ended_key: np.ndarray
+    ended_reward: np.ndarray
+
+
+@dataclass
+class RolloutCounts:
+    """What a :class:`SelfPlayEnv` counted since its reset."""
+
+    decisions: int = 0  # every decision taken in the env, all seats
+    hands: int = 0  # hands played
+    pool_hands: int = 0  # hands the learner played against the pool (not self-play)
+    learner_score: float = 0.0  # of those, hands won by the learner's side (no winner: half)
+
+
+_NO_KEYS = np.zeros(0, np.int64)
+_NO_REWARDS = np.zeros(0, np.float64)
+
+
+class SelfPlayEnv:
+    """The learner's view of self-play on a :class:`~dehla_env.vector.VectorEnv`: a
+    vector env whose :meth:`reset` and :meth:`step` deal only in the learner's
+    decisions. It owns everyone else at the table: per game and hand the
+    :class:`~agents.training.pool.OpponentPool` draws the other side's player (and
+    ``partners``' pool the learner's partner), the learner gets a side at random, and
+    inside :meth:`step` every other seat plays (each opponent slot as one batch; a
+    :class:`~agents.training.pool.ScalarOpponent` on its scalar mirror, told every move
+    of its games) until the learner is to act again. See the module docstring.
+
+    Plays ``rounds`` hands in every game from :meth:`reset`, then is :attr:`finished`.
+    ``rng`` draws the players, sides and renamings per hand; the learner samples its
+    moves from it too (:func:`collect`), between those draws, so a rollout is one
+    sequence of draws from one generator."""
+
+    def __init__(
+        self,
+        env: VectorEnv,
+        pool: OpponentPool,
+        opponents: list[Any],
+        *,
+        rng: np.random.Generator,
+        rounds: int,
+        reward: Mapping[RewardKind, float],
+        relabel: bool = False,
+        partners: Partners | None = None,
+    ) -> None:
+        self.env, self.pool, self.opponents, self.partners = env, pool, opponents, partners
+        self.rng, self.rounds, self.reward, self.relabel = rng, rounds, reward, relabel
+        self.rules = env.rules
+        self.n, self.num_envs = env.rules.players, env.num_envs
+        self.tables = relabel_tables(self.n)
+        self.sign = np.where(np.arange(self.n) % 2 == 0, 1.0, -1.0).astype(np.float32)
+        self.counts = RolloutCounts()
+        self.round = -1
+        self.active = np.zeros(0, np.int64)
+        self.finished = True
+
+    @property
+    def observation_scale(self) -> np.ndarray:
+        """(D,) float32: the observation is ``obs / observation_scale``."""
+        return self.scale
+
+    def float_view(self, obs: np.ndarray) -> np.ndarray:
+        """The float32 observations of :attr:`Decisions.obs`."""
+        return self.env.float_view(obs)
+
+    # ------------------------------------------------------------------ the env
+    def reset(self, *, seed: int | list[int]) -> Decisions:
+        """Deal fresh hands in every game from ``seed``; the learner's first decisions."""
+        first, info = self.env.reset(seed=int(np.random.default_rng(seed).integers(2**31)))
+        self.obs = np.array(first)  # as the env gives them: uint8 codes (a shard's env) or float32
+        codes = self.obs.dtype == np.uint8
+        self.scale = self.env.observation_scale if codes else np.ones(self.obs.shape[1], np.float32)
+        self.mask = info["action_mask"].copy()
+        self.seat = info["seat"].copy()
+        self.counts = RolloutCounts()
+        self.round, self.active, self.finished = -1, np.zeros(0, np.int64), False
+        return self._advance([], [])
+
+    def step(self, actions: np.ndarray) -> Decisions:
+        """Play the learner's ``actions`` (one per row of the last :class:`Decisions`, in
+        its names), every other seat's moves, until the learner is to act again."""
+        keys, rewards = self._play(actions)
+        return self._advance([keys], [rewards])
+
+    # ------------------------------------------------------------------ inside
+    def _begin_round(self) -> None:
+        """A new hand in every game: the players, sides and renamings drawn."""
+        rng, N, n = self.rng, self.num_envs, self.n
+        self.round += 1
+        self.slot = self.pool.draw(rng, N)
+        self.side = rng.integers(2, size=N)
+        self.suits = rng.integers(len(ALL_PERMUTATIONS), size=N) if self.relabel else None
+        self.pslot = self.solo = np.zeros(N, np.int64)  # partner slot 0: the learner is its own partner
+        if self.partners is not None:
+            self.pslot = self.partners.pool.draw(rng, N)
+            self.solo = self.side + 2 * rng.integers(n // 2, size=N)  # the learner's one seat beside another
         # (players, their slot per game): the opposing side's, and the learner's partners'
-        groups = ((opponents, slot), ([] if partners is None else partners.players, pslot))
-        active = np.arange(N)
-        for players, slots in groups:
+        partner_players = [] if self.partners is None else self.partners.players
+        self.groups = ((self.opponents, self.slot), (partner_players, self.pslot))
+        self.active = np.arange(N)
+        for players, slots in self.groups:
             for k, player in enumerate(players):
                 if isinstance(player, ScalarOpponent):
-                    player.start(env.engine, np.flatnonzero(slots == k))
-        while len(active):
-            s = seat[active]
-            own = s % 2 == side[active]
-            learn = own | (slot[active] == 0)
-            if partners is not None:
-                learn &= ~own | (pslot[active] == 0) | (s == solo[active])
-            actions = np.empty(len(active), np.int64)
-            t0 = time.perf_counter()
-            li = np.flatnonzero(learn)
-            if len(li):
-                g = active[li]
-                seen, m = obs[g], mask[g]
-                if suits is not None:
-                    p = suits[g]
-                    seen = np.take_along_axis(seen, tables.obs[p], 1)  # the scale is the same under relabelling
-                    m = np.take_along_axis(m, tables.action_back[p], 1)
-                o = torch.from_numpy(env.float_view(seen))
-                with torch.no_grad():
-                    logits = policy(o, torch.from_numpy(m))
-                a, lp = sample_masked(logits, rng)
-                actions[li] = a if suits is None else tables.action_back[p, a]
-                choice = m.sum(1) > 1
-                if choice.any():
-                    gc = g[choice]
-                    priv = env.engine.privileged(gc, s[li][choice]).astype(np.uint8)
-                    if suits is not None:
-                        priv = np.take_along_axis(priv, tables.privileged[p[choice]], 1)
-                    rec["obs"].append(seen[choice])
-                    rec["priv"].append(priv)
-                    rec["mask"].append(m[choice])
-                    rec["action"].append(a[choice])
-                    rec["logp"].append(lp[choice])
-                    rec["key"].append((r * N + gc) * n + s[li][choice])
-            t1 = time.perf_counter()
-            t_pol += t1 - t0
-            for (players, slots), theirs in zip(groups, (~learn & ~own, ~learn & own), strict=True):
-                oi = np.flatnonzero(theirs)
-                if len(oi):
-                    oslot = slots[active[oi]]
-                    for k in np.unique(oslot).tolist():
-                        j = oi[oslot == k]
-                        g = active[j]
-                        opp = players[k]
-                        scalar = isinstance(opp, ScalarOpponent)
-                        actions[j] = opp(g, s[j]) if scalar else opp(env.float_view(obs[g]), mask[g])
-            o2, m2, s2, _, ended, final = env.step_games(active, actions)
-            for players, slots in groups:
-                for k, player in enumerate(players):
+                    player.start(self.env.engine, np.flatnonzero(slots == k))
+
+    def _whose_turn(self) -> None:
+        """Who acts in every active game: the learner (``learn``), or the opponent
+        (``~own``) or partner (``own``) of the game's slot."""
+        a = self.active
+        self.s = self.seat[a]
+        self.own = self.s % 2 == self.side[a]
+        self.learn = self.own | (self.slot[a] == 0)
+        if self.partners is not None:
+            self.learn &= ~self.own | (self.pslot[a] == 0) | (self.s == self.solo[a])
+        self.li = np.flatnonzero(self.learn)
+
+    def _advance(self, keys: list[np.ndarray], rewards: list[np.ndarray]) -> Decisions:
+        """Play the other seats until the learner is to act (a new hand once every game
+        ended its own, until ``rounds`` hands): the learner's decisions then."""
+        while True:
+            if not len(self.active):
+                if self.round + 1 >= self.rounds:
+                    self.finished = True
+                    return self._decisions(keys, rewards)
+                self._begin_round()
+            self._whose_turn()
+            if len(self.li):
+                return self._decisions(keys, rewards)
+            k, r = self._play(np.zeros(0, np.int64))
+            keys.append(k)
+            rewards.append(r)
+
+    def _decisions(self, keys: list[np.ndarray], rewards: list[np.ndarray]) -> Decisions:
+        ended_key = np.concatenate(keys) if keys else _NO_KEYS
+        ended_reward = np.concatenate(rewards) if rewards else _NO_REWARDS
+        li = self.li if not self.finished else np.zeros(0, np.int64)
+        g, s = self.active[li], self.s[li] if len(li) else np.zeros(0, np.int64)
+        seen, m = self.obs[g], self.mask[g]
+        if self.suits is not None and len(g):
+            p = self.suits[g]
+            seen = np.take_along_axis(seen, self.tables.obs[p], 1)  # the scale is the same under relabelling
+            m = np.take_along_axis(m, self.tables.action_back[p], 1)
+        choice = m.sum(1) > 1
+        priv = np.zeros((0, privileged_size(self.rules)), np.uint8)
+        if choice.any():
+            priv = self.env.engine.privileged(g[choice], s[choice]).astype(np.uint8)
+            if self.suits is not None:
+                priv = np.take_along_axis(priv, self.tables.privileged[self.suits[g][choice]], 1)
+        key = (self.round * self.num_envs + g) * self.n + s
+        return Decisions(
+            obs=seen, mask=m, key=key, choice=choice, priv=priv, ended_key=ended_key, ended_reward=ended_reward
+        )
+
+    def _play(self, learner_actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One decision in every active game: the learner's ``learner_actions`` (mapped
+        back to the game's suit names), every other seat's from its player; the keys and
+        rewards of the trajectories of the hands that ended."""
+        active, s, learn, own, li = self.active, self.s, self.learn, self.own, self.li
+        actions = np.empty(len(active), np.int64)
+        if len(li):
+            g = active[li]
+            a = np.asarray(learner_actions, np.int64)
+            actions[li] = a if self.suits is None else self.tables.action_back[self.suits[g], a]
+        for (players, slots), theirs in zip(self.groups, (~learn & ~own, ~learn & own), strict=True):
+            oi = np.flatnonzero(theirs)
+            if len(oi):
+                oslot = slots[active[oi]]
+                for k in np.unique(oslot).tolist():
+                    j = oi[oslot == k]
+                    g = active[j]
+                    player = players[k]
                     if isinstance(player, ScalarOpponent):
-                        mine = slots[active] == k
-                        player.played(env.engine, active[mine], actions[mine], ended[mine])
-            obs[active] = o2
-            mask[active] = m2
-            seat[active] = s2
-            decisions += len(active)
-            if ended.any():
-                ge = active[final["final_index"]]
-                out = final["final_outcome"]
-                side0 = np.asarray(
-                    weighted_side0_reward(
-                        reward, rules, out["winner"], out["tens"], out["tricks"], out["kot"], out["score"]
-                    ),
-                    np.float32,
-                ).reshape(-1)
-                for gi, v, w in zip(ge.tolist(), side0.tolist(), out["winner"].tolist(), strict=True):
-                    for st in range(n):
-                        final_reward[(r * N + gi) * n + st] = v * float(sign[st])
-                    if slot[gi] != 0:
-                        pool_hands += 1
-                        score += 0.5 if w < 0 else float(w == side[gi])
-                hands += len(ge)
-                active = active[~ended]
-            t_env += time.perf_counter() - t1
+                        actions[j] = player(g, s[j])
+                    else:
+                        actions[j] = player(self.env.float_view(self.obs[g]), self.mask[g])
+        o2, m2, s2, _, ended, final = self.env.step_games(active, actions)
+        for players, slots in self.groups:  # the scalar mirrors see every move of their games
+            for k, player in enumerate(players):
+                if isinstance(player, ScalarOpponent):
+                    mine = slots[active] == k
+                    player.played(self.env.engine, active[mine], actions[mine], ended[mine])
+        self.obs[active] = o2
+        self.mask[active] = m2
+        self.seat[active] = s2
+        self.counts.decisions += len(active)
+        if not ended.any():
+            return _NO_KEYS, _NO_REWARDS
+        ge = active[final["final_index"]]
+        out = final["final_outcome"]
+        side0 = weighted_side0_reward(
+            self.reward, self.rules, winner=out["winner"], tens=out["tens"], tricks=out["tricks"], kot=out["kot"],
+            score=out["score"],
+        )  # fmt: skip
+        side0 = np.asarray(side0, np.float32).reshape(-1)
+        keys, rewards = [], []
+        for gi, v, w in zip(ge.tolist(), side0.tolist(), out["winner"].tolist(), strict=True):
+            for st in range(self.n):
+                keys.append((self.round * self.num_envs + gi) * self.n + st)
+                rewards.append(v * float(self.sign[st]))
+            if self.slot[gi] != 0:
+                self.counts.pool_hands += 1
+                self.counts.learner_score += 0.5 if w < 0 else float(w == self.side[gi])
+        self.counts.hands += len(ge)
+        self.active = active[~ended]
+        return np.array(keys, np.int64), np.array(rewards, np.float64)
+
+
+def collect(env: SelfPlayEnv, policy: Any, *, seed: int | list[int]) -> Rollout:
+    """One rollout: ``env`` reset from ``seed``, its ``rounds`` hands played with the
+    learner's moves sampled from ``policy`` ((k, D) observations and (k, 85) masks to
+    masked logits, ``PolicyNet.masked_logits``); see the module docstring."""
+    rec: dict[str, list[np.ndarray]] = {k: [] for k in ("obs", "priv", "mask", "action", "logp", "key")}
+    final_reward: dict[int, float] = {}
+    t_env = t_pol = 0.0
+    t0 = time.perf_counter()
+    d = env.reset(seed=seed)
+    while True:
+        final_reward.update(zip(d.ended_key.tolist(), d.ended_reward.tolist(), strict=True))
+        if env.finished:
+            break
+        t1 = time.perf_counter()
+        t_env += t1 - t0
+        with torch.no_grad():
+            logits = policy(torch.from_numpy(env.float_view(d.obs)), torch.from_numpy(d.mask))
+        action, logp = sample_masked(logits, env.rng)
+        c = d.choice  # forced moves are played, not learned
+        rec["obs"].append(d.obs[c])
+        rec["priv"].append(d.priv)
+        rec["mask"].append(d.mask[c])
+        rec["action"].append(action[c])
+        rec["logp"].append(logp[c])
+        rec["key"].append(d.key[c])
+        t0 = time.perf_counter()
+        t_pol += t0 - t1
+        d = env.step(action)
+    t_env += time.perf_counter() - t0
     cat = {k: np.concatenate(v) if v else np.zeros((0,)) for k, v in rec.items()}
     order = np.argsort(cat["key"], kind="stable")  # trajectories, in time order within each
     key = cat["key"][order]
@@ -242,19 +378,20 @@ def collect(
     done[:-1] = key[1:] != key[:-1]
     reward_arr = np.zeros(len(key), np.float32)
     reward_arr[done] = [final_reward[int(k)] for k in key[done]]
+    counts = env.counts
     return Rollout(
         obs=cat["obs"][order],
-        obs_scale=scale,
+        obs_scale=env.observation_scale,
         priv=cat["priv"][order],
         mask=cat["mask"][order],
         action=cat["action"][order].astype(np.int64),
         logp=cat["logp"][order].astype(np.float32),
         reward=reward_arr,
         done=done,
-        decisions=decisions,
-        hands=hands,
-        learner_score=score,
-        pool_hands=pool_hands,
+        decisions=counts.decisions,
+        hands=counts.hands,
+        learner_score=counts.learner_score,
+        pool_hands=counts.pool_hands,
         env_seconds=t_env,
         policy_seconds=t_pol,
     )
@@ -262,45 +399,48 @@ def collect(
 
 # ---------------------------------------------------------------------------- shards
 @dataclass(frozen=True)
+class RolloutSettings:
+    """What every rollout of a run plays (the trainer's settings of the same names):
+    ``num_games`` games of ``rules``, ``rounds`` hands each, paid ``reward``; ``relabel``
+    and ``partners``: :class:`SelfPlayEnv`'s (``partners``: the partner pool's weights,
+    ``((self, 1.0),)`` when the learner is its own partner)."""
+
+    rules: Rules
+    num_games: int
+    rounds: int = 1
+    reward: tuple[tuple[RewardKind, float], ...] = ()
+    relabel: bool = False
+    partners: tuple[tuple[str, float], ...] = ((SELF, 1.0),)
+
+
+@dataclass(frozen=True)
 class RolloutTask:
     """One shard of a rollout, everything it needs in a picklable value: the games it
     plays, its seeds, the policy's weights and the opponent pool's contents."""
 
-    rules: Rules
-    num_games: int
-    env_seed: tuple[int, ...]  # deals the shard's hands (collect's ``seed``)
+    settings: RolloutSettings  # num_games: this shard's share
+    env_seed: tuple[int, ...]  # deals the shard's hands (SelfPlayEnv.reset's ``seed``)
     rng_seed: tuple[int, ...]  # seeds the opponents, then draws them and samples moves
-    rounds: int
-    reward: tuple[tuple[RewardKind, float], ...]
     model_config: dict[str, Any]
-    model: StateDict
+    model: dict[str, np.ndarray]
     pool_weights: tuple[tuple[str, float], ...]
     max_snapshots: int
     pool_state: dict[str, Any]
-    relabel: bool = False  # collect's ``relabel``
-    partners: tuple[tuple[str, float], ...] = ((SELF, 1.0),)  # the partner pool's weights (collect's ``partners``)
 
 
 def shard_tasks(
-    rules: Rules,
-    num_games: int,
-    shards: int,
-    seed: Sequence[int],
-    rounds: int,
-    reward: Mapping[RewardKind, float],
-    policy: PolicyNet,
-    pool: OpponentPool,
-    relabel: bool = False,
-    partners: Mapping[str, float] | None = None,
+    settings: RolloutSettings, policy: PolicyNet, pool: OpponentPool, *, shards: int, seed: Sequence[int]
 ) -> list[RolloutTask]:
     """The rollout seeded by ``seed`` as ``shards`` tasks of ``num_games / shards`` games
-    (the first ones take the remainder). One shard has the seeds an unsharded rollout
-    of ``seed`` always had; shard ``w`` of several appends ``w`` to them. ``partners``:
-    the partner pool's weights (``None``: the learner is its own partner)."""
+    (the first ones take the remainder), playing ``policy``'s weights copied to the CPU
+    (wherever the learner keeps it: the rollouts run on the CPU's batched engine). One
+    shard has the seeds an unsharded rollout of ``seed`` always had; shard ``w`` of
+    several appends ``w`` to them."""
+    num_games = settings.num_games
     base = [num_games // shards + (w < num_games % shards) for w in range(shards)]
     if min(base) < 1:
         raise ValueError(f"{num_games} games cannot be split over {shards} shards")
-    model = _numpy(policy.state_dict())
+    weights = _numpy(policy.state_dict())
     state = pool.state()
     pool_state = {
         "snapshots": [_numpy(sd) for sd in state["snapshots"]],
@@ -311,19 +451,14 @@ def shard_tasks(
         tail = () if shards == 1 else (w,)
         tasks.append(
             RolloutTask(
-                rules=rules,
-                num_games=n,
+                settings=dataclasses.replace(settings, num_games=n),
                 env_seed=(*seed, 1, *tail),
                 rng_seed=(*seed, *tail),
-                rounds=rounds,
-                reward=tuple(reward.items()),
                 model_config=policy.config(),
-                model=model,
+                model=weights,
                 pool_weights=tuple(pool.weights.items()),
                 max_snapshots=pool.max_snapshots,
                 pool_state=pool_state,
-                relabel=relabel,
-                partners=((SELF, 1.0),) if partners is None else tuple(partners.items()),
             )
         )
     return tasks
@@ -341,11 +476,12 @@ _ENVS: dict[tuple[Rules, int], VectorEnv] = {}  # per process: building an env c
 def collect_shard(task: RolloutTask) -> Rollout:
     """Play one shard (in a worker process, a Ray worker or this process: the same
     result)."""
-    key = (task.rules, task.num_games)
+    rs = task.settings
+    key = (rs.rules, rs.num_games)
     if key not in _ENVS:
         _ENVS[key] = VectorEnv(
-            task.rules,
-            num_envs=task.num_games,
+            rs.rules,
+            num_envs=rs.num_games,
             autoreset_mode=AutoresetMode.SAME_STEP,
             final_obs=False,
             copy=False,
@@ -353,30 +489,31 @@ def collect_shard(task: RolloutTask) -> Rollout:
         )
 
     def frozen(sd: StateDict) -> PolicyNet:
-        net = PolicyNet(**task.model_config)
+        net = PolicyNet(**task.model_config, players=rs.rules.players)
         net.load_state_dict({k: torch.from_numpy(v) for k, v in sd.items()})
         return net.eval()
 
     pool = OpponentPool(dict(task.pool_weights), task.max_snapshots)
     pool.load_state(task.pool_state)
     rng = np.random.default_rng(list(task.rng_seed))
-    opponents = pool.policies(task.rules, rng, frozen)
+    opponents = pool.policies(rs.rules, rng, frozen)
     partners = None
-    if any(w > 0 for kind, w in task.partners if kind != SELF):  # else today's rollout, draw for draw
-        partner_pool = OpponentPool(dict(task.partners), task.max_snapshots)
+    if any(w > 0 for kind, w in rs.partners if kind != SELF):  # else the learner is its own partner
+        partner_pool = OpponentPool(dict(rs.partners), task.max_snapshots)
         partner_pool.load_state(task.pool_state)  # the opponents' snapshots and warm start
-        partners = Partners(partner_pool, partner_pool.policies(task.rules, rng, frozen))
+        partners = Partners(partner_pool, partner_pool.policies(rs.rules, rng, frozen))
     policy = frozen(task.model)
+    env = SelfPlayEnv(
+        _ENVS[key], pool, opponents, rng=rng, rounds=rs.rounds, reward=dict(rs.reward), relabel=rs.relabel,
+        partners=partners,
+    )  # fmt: skip
     # one torch thread wherever the shard runs: a matmul's sums are ordered by its
     # threads, and the log-probabilities (and, rarely, a sampled move) with them
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         with torch.no_grad(), cycle_collection_paused():
-            return collect(
-                _ENVS[key], list(task.env_seed), policy.masked_logits, pool, opponents, task.rounds, rng,
-                dict(task.reward), task.relabel, partners,
-            )  # fmt: skip
+            return collect(env, policy.masked_logits, seed=list(task.env_seed))
     finally:
         torch.set_num_threads(threads)
 

@@ -17,9 +17,10 @@ import torch
 from agents.arena import check_duel
 from agents.distributed.cluster import RayCluster
 from agents.distributed.cluster import connect as cluster_for
-from agents.nets.policy import ARCHITECTURES, CheckpointError, PolicyNet, ValueNet, load_policy, read_checkpoint
+from agents.nets.policy import ARCHITECTURES, CheckpointError, PolicyNet, load_policy, read_checkpoint
 from agents.registry import make_agent, policy_path
 from agents.training.pool import OpponentPool
+from agents.training.ppo import Learner
 from agents.training.runs import SetupError, one_line
 from dehla_env.rewards import reward_weights
 from dehla_env.rules import Rules, RulesError, make_rules
@@ -35,6 +36,7 @@ def run_rules(name: str, options: Mapping[str, Any]) -> Rules:
 
 def check_setup(
     rules: Rules,
+    *,
     arch: str,
     opponents: Mapping[str, float],
     max_snapshots: int,
@@ -112,21 +114,14 @@ def read_resume(path: Path) -> dict[str, Any] | None:
 
 
 def restore(
-    ckpt: Mapping[str, Any],
-    path: Path,
-    policy: PolicyNet,
-    critic: ValueNet,
-    opt: torch.optim.Optimizer,
-    gen: torch.Generator,
-    pool: OpponentPool,
+    ckpt: Mapping[str, Any], path: Path, learner: Learner, gen: torch.Generator, pool: OpponentPool
 ) -> tuple[int, int, float]:
     """Load a checkpoint's weights, optimiser, RNG states and opponent pool into the
-    run's own objects; returns its counters (update, decisions, elapsed seconds). A
-    checkpoint of other settings (another network size, ruleset ...) is a SetupError."""
+    run's own objects (the weights onto the learner's device); returns its counters
+    (update, decisions, elapsed seconds). A checkpoint of other settings (another
+    network size, ruleset ...) is a SetupError."""
     try:
-        policy.load_state_dict(ckpt["model"])
-        critic.load_state_dict(ckpt["critic"])
-        opt.load_state_dict(ckpt["optimizer"])
+        learner.load(ckpt["model"], ckpt["critic"], ckpt["optimizer"])
         torch.set_rng_state(ckpt["rng"]["torch"])
         gen.set_state(ckpt["rng"]["generator"])
         pool.load_state(ckpt["pool"])
