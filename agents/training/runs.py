@@ -14,7 +14,6 @@ import io
 import json
 import os
 import signal
-import stat
 import tempfile
 import time
 import types
@@ -26,6 +25,8 @@ from typing import Any, TypeVar
 import torch
 import yaml
 from torch.utils.tensorboard import SummaryWriter
+
+from agents import user_files
 
 T = TypeVar("T")
 
@@ -102,23 +103,9 @@ def _checked(key: str, value: Any, hint: Any) -> Any:
 MAX_CONFIG_BYTES = 256 * 1024
 
 
-class _ConfigLoader(yaml.SafeLoader):
-    """YAML's safe loader without aliases (``*name``). Anchors and aliases let a file of
-    a kilobyte stand for a structure of billions of nodes (the "billion laughs" bomb:
-    each anchor a list of ten aliases of the one before), which the parser would build
-    before anything could look at it. A config never needs them: a setting is a number,
-    a string or a short list or mapping, so an alias is refused where it is read."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:  # PyYAML's own signature, untyped
-        if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark
-            raise yaml.YAMLError(f"aliases (*name) are not allowed in settings, line {mark.line + 1}")
-        return super().compose_node(parent, index)
-
-
 class _ConfigDumper(yaml.SafeDumper):
     """Writes a run's ``config.yaml`` with no anchors or aliases, so
-    :class:`_ConfigLoader` reads back whatever it wrote (PyYAML writes an alias for an
+    :func:`read_yaml` (which refuses them) reads back whatever it wrote (PyYAML writes an alias for an
     object that appears twice)."""
 
     def ignore_aliases(self, data: Any) -> bool:
@@ -127,16 +114,15 @@ class _ConfigDumper(yaml.SafeDumper):
 
 def read_yaml(text: str, where: str) -> Any:
     """The value of the YAML ``text`` (a config file's or an ``--override`` value's),
-    read with :class:`_ConfigLoader`; :class:`SetupError` naming ``where`` for text over
-    :data:`MAX_CONFIG_BYTES`, an alias, nesting too deep for the parser, or bad YAML."""
+    read safely (:func:`agents.user_files.read_yaml`: no aliases, no key given twice);
+    :class:`SetupError` naming ``where`` for text over :data:`MAX_CONFIG_BYTES` or any
+    of those problems."""
     if len(text) > MAX_CONFIG_BYTES:
         raise SetupError(f"{where}: {len(text)} characters; settings are at most {MAX_CONFIG_BYTES}")
     try:
-        return yaml.load(text, Loader=_ConfigLoader)  # a SafeLoader, without aliases
-    except RecursionError:
-        raise SetupError(f"{where}: not valid YAML: nested too deep") from None
-    except yaml.YAMLError as e:
-        raise SetupError(f"{where}: not valid YAML: {one_line(e)}") from None
+        return user_files.read_yaml(text, where)
+    except user_files.UserFileError as e:
+        raise SetupError(str(e)) from None
 
 
 def dump_yaml(settings: dict[str, Any]) -> str:
@@ -148,22 +134,13 @@ def read_config_file(path: Path) -> Any:
     """The YAML value of the config file ``path``: a regular file of at most
     :data:`MAX_CONFIG_BYTES` (a directory, a device or a FIFO is refused before it is
     read), valid UTF-8, read by :func:`read_yaml`; :class:`SetupError` otherwise."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a FIFO would block the open
-            raise SetupError(f"{path}: not a regular file (a config is a YAML file)")
-        with path.open("rb") as f:
-            data = f.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
+    if not path.exists():
         names = ", ".join(shipped_config_names())
-        raise SetupError(f"{path}: no such config file (or a shipped config's name: {names})") from None
-    except OSError as e:
-        raise SetupError(f"{path}: cannot read the config: {e.strerror or one_line(e)}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise SetupError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a config is a short YAML file")
+        raise SetupError(f"{path}: no such config file (or a shipped config's name: {names})")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SetupError(f"{path}: cannot read the config: not UTF-8 text ({one_line(e)})") from None
+        text = user_files.read_text(path, MAX_CONFIG_BYTES, "a config")
+    except user_files.UserFileError as e:
+        raise SetupError(str(e)) from None
     return read_yaml(text, str(path))
 
 
