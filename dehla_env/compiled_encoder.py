@@ -26,6 +26,7 @@ from .actions import NUM_ACTIONS
 from .encoding import ObservationEncoder, _match_features, board_layout, gather_indices
 from .engine import MatchState
 from .rules import Rules
+from .seats import side_of
 
 #: the encoders a caller can ask for: the pure-Python reference, or the compiled board
 ENCODER_KERNELS = ("python", "numba")
@@ -163,7 +164,7 @@ class CompiledEncoder(ObservationEncoder):
         rows = self._match_rows.get(key)
         if rows is None:
             values = [
-                _match_features(rules, s % 2, match.kots, match.points, match.streak, match.hands_completed, over)
+                _match_features(rules, side_of(s), match.kots, match.points, match.streak, match.hands_completed, over)
                 for s in range(n)
             ]
             rows = self._match_rows[key] = np.array(values, dtype=np.float64).reshape(-1).astype(np.float32)

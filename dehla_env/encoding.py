@@ -59,10 +59,11 @@ from typing import Any
 import numpy as np
 
 from .actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION
-from .cards import NUM_CARDS, NUM_RANKS, cards_in
+from .cards import NUM_CARDS, cards_in, suit_of
 from .engine import MatchState, Phase
 from .engine.hand import FIRST_STAGE_CARDS, HandState
 from .rules import MatchScoring, Rules
+from .seats import side_of
 from .tricks import beats, trick_winner
 from .view import PlayerView, cards_undealt, own_cards, own_hand_mask, visible_contract, visible_trump
 
@@ -236,9 +237,9 @@ def shown_voids(view: PlayerView) -> list[list[bool]]:
     if view.trick:
         tricks.append((view.trick[0][0], [c for _s, c in view.trick]))
     for leader, cards in tricks:
-        led = cards[0] // NUM_RANKS
+        led = suit_of(cards[0])
         for i, c in enumerate(cards):
-            if c // NUM_RANKS != led:
+            if suit_of(c) != led:
                 void[(leader + i) % n][led] = True
     return void
 
@@ -325,7 +326,7 @@ def encode_view(view: PlayerView) -> np.ndarray:
         obs[lay.off("contract_seat") + rel(bidder)] = 1
         o = lay.off("contract_info")
         obs[o] = tricks / 13
-        obs[o + 1] = 1.0 if bidder % 2 == me % 2 else 0.0
+        obs[o + 1] = 1.0 if bidder % 2 == side_of(me) else 0.0
     else:
         obs[lay.off("contract_seat") + n] = 1
     obs[lay.off("dealer") + rel(view.dealer)] = 1
@@ -341,7 +342,7 @@ def encode_view(view: PlayerView) -> np.ndarray:
     obs[o + rside(1)] = view.tens[1] / rules.num_tens
     o = lay.off("match")
     obs[o : o + 8] = _match_features(
-        rules, me % 2, view.kots, view.points, view.streak, view.hands_completed, view.match_winner is not None
+        rules, side_of(me), view.kots, view.points, view.streak, view.hands_completed, view.match_winner is not None
     )
     return obs
 
@@ -758,7 +759,13 @@ class ObservationEncoder:
         board.buf[o : o + 8] = array(
             "f",
             _match_features(
-                self.rules, seat % 2, match.kots, match.points, match.streak, match.hands_completed, winner is not None
+                self.rules,
+                side_of(seat),
+                match.kots,
+                match.points,
+                match.streak,
+                match.hands_completed,
+                winner is not None,
             ),
         )
         board.own_match[seat] = match.hands_completed
@@ -779,11 +786,11 @@ class ObservationEncoder:
         board.cards_seen += 1
         trump = h.trump
         if m == 0:  # the lead
-            self._set_one(board, _LED, self.o_led + c // NUM_RANKS)
+            self._set_one(board, _LED, self.o_led + suit_of(c))
             self._set_winner(board, s, c)
         else:
-            led = trick_cards[0] // NUM_RANKS
-            if c // NUM_RANKS != led:
+            led = suit_of(trick_cards[0])
+            if suit_of(c) != led:
                 buf[self.o_voids + s * 4 + led] = 1.0
             if trump != board.win_trump:  # R2.4c: a trump revealed in this trick
                 w = trick_winner(trick_cards, trump)
@@ -803,8 +810,8 @@ class ObservationEncoder:
         s = (leader + m) % self.n
         buf[self.o_played + s * NUM_CARDS + c] += 1.0
         buf[self.o_counts + s] = h.hand_counts[s] * self._inv_hand
-        led = cards[0] // NUM_RANKS
-        if c // NUM_RANKS != led:
+        led = suit_of(cards[0])
+        if suit_of(c) != led:
             buf[self.o_voids + s * 4 + led] = 1.0
         board.cards_seen += 1
         board.tricks_seen += 1
@@ -832,7 +839,7 @@ class ObservationEncoder:
             if contract is not None:
                 bidder, tricks, _suit = contract
                 buf[ci] = tricks / 13
-                buf[ci + 1] = 1.0 if bidder % 2 == seat % 2 else 0.0
+                buf[ci + 1] = 1.0 if bidder % 2 == side_of(seat) else 0.0
             else:
                 buf[ci] = buf[ci + 1] = 0.0
         board.contract_key = contract
@@ -970,13 +977,13 @@ class ObservationEncoder:
                 leader = h.trick_seats[0] if h.trick_seats else 0
                 cards = h.trick_cards
             if j < len(cards):
-                led = cards[0] // NUM_RANKS
+                led = suit_of(cards[0])
                 for k in range(j, len(cards)):
                     c = cards[k]
                     s = (leader + k) % n
                     buf[o_played + s * NUM_CARDS + c] += 1.0
                     buf[o_counts + s] = counts[s] * inv
-                    if c // NUM_RANKS != led:
+                    if suit_of(c) != led:
                         buf[o_voids + s * 4 + led] = 1.0
             if t >= len(history):
                 board.tricks_seen = t

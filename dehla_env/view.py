@@ -20,6 +20,7 @@ from .actions import TRUMP_OFFSET
 from .engine import CHANCE, TERMINAL, MatchState, Phase
 from .engine.hand import FIRST_STAGE_CARDS, HandState
 from .rules import Rules, TrumpMaking
+from .seats import side_of
 
 _DEAL, _BID = Phase.DEAL, Phase.BID  # as globals: see engine/hand.py
 
@@ -70,7 +71,7 @@ class PlayerView(NamedTuple):
 
     @property
     def side(self) -> int:
-        return self.seat % 2
+        return side_of(self.seat)
 
     @property
     def num_tricks_done(self) -> int:

@@ -31,6 +31,7 @@ from dehla_env.encoding import ObservationEncoder, privileged_features
 from dehla_env.engine import MatchState
 from dehla_env.rewards import last_hand_side0_reward, reward_weights
 from dehla_env.rules import Rules
+from dehla_env.seats import side_of
 from dehla_env.view import view_of
 
 
@@ -102,7 +103,7 @@ def record_teacher(task: TeacherTask) -> dict[str, np.ndarray]:
                 seats.append(seat)
             match.apply_action(a)
         side0 = last_hand_side0_reward(weights, match)
-        ret_l.extend(side0 if s % 2 == 0 else -side0 for s in seats)
+        ret_l.extend(side0 if side_of(s) == 0 else -side0 for s in seats)
     return {
         "obs": np.stack(obs_l).astype(np.float32),
         "priv": np.stack(crit_l).astype(np.float32),

@@ -61,6 +61,7 @@ from dehla_env.augment import ALL_PERMUTATIONS, relabel_tables
 from dehla_env.encoding import privileged_size
 from dehla_env.rewards import RewardKind, weighted_side0_reward
 from dehla_env.rules import Rules
+from dehla_env.seats import side_of
 from dehla_env.vector import VectorEnv
 from dehla_env.vector.observe import float_observations
 
@@ -245,7 +246,7 @@ class SelfPlayEnv:
         (``~own``) or partner (``own``) of the game's slot."""
         a = self.active
         self.s = self.seat[a]
-        self.own = self.s % 2 == self.side[a]
+        self.own = side_of(self.s) == self.side[a]
         self.learn = self.own | (self.slot[a] == 0)
         if self.partners is not None:
             self.learn &= ~self.own | (self.pslot[a] == 0) | (self.s == self.solo[a])

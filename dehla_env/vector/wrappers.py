@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..seats import side_of
 from .env import VectorEnv
 
 #: a batched player: ``policy(obs (k, D) float32, mask (k, 85) bool) -> actions (k,)``
@@ -87,7 +88,7 @@ class LearnerVectorEnv:
         seats = sorted({int(s) for s in learner_seats})
         if not seats or any(not 0 <= s < n for s in seats):
             raise ValueError(f"learner_seats must be seats 0..{n - 1}, not {learner_seats!r}")
-        if len({s % 2 for s in seats}) != 1:
+        if len({side_of(s) for s in seats}) != 1:
             raise ValueError("learner_seats must all be on one side (their rewards are the same)")
         self.env = env
         self.num_envs = env.num_envs
