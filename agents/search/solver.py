@@ -59,9 +59,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, assert_never
 
+from dehla_env import scoring
 from dehla_env.cards import NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK
 from dehla_env.engine.hand import HandState, Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
+from dehla_env.scoring import NO_SIDE, card_points, side_or_none
 from dehla_env.tricks import trick_winner
 
 # Objective modes.
@@ -246,28 +248,29 @@ class HandTally(Protocol):
 
 def hand_winner(hand: HandTally, future0: int) -> int | None:
     """The hand's winner (None: no winner) when side 0 gains ``future0`` from ``hand``
-    on (R1.6, R2.5, R3.3, R4.4). ``hand`` is the position the value was computed for."""
+    on, as :func:`dehla_env.scoring.hand_winner` decides it from the final totals (R1.6,
+    R2.5, R3.3, R4.6). ``hand`` is the position the value was computed for; at the end
+    of a hand every ten, card and trick is won by one side or the other."""
     rules = hand.rules
     mode = objective_mode(rules)
-    if mode == M_DEHLA:
-        a = hand.tens[0] + future0
-        return 0 if a > 2 else 1 if a < 2 else 1 - (hand.dealer & 1)  # R1.6: 2-2 to the non-dealer
-    if mode == M_TENS:
-        a = hand.tens[0] + future0
-        return 0 if a > 2 else 1 if a < 2 else None
-    if mode == M_POINTS:
-        a = hand.cards_won[0] + hand.tens[0] + future0
-        return 0 if a > 28 else 1 if a < 28 else None
-    if mode == M_COURT:
-        return 0 if hand.tricks[0] + future0 >= COURT_TARGET else 1
-    a = hand.tricks[0] + future0
-    if rules.hand_scoring is HandScoring.CONTRACT:
-        assert hand.contract is not None
-        bidder, bid, _suit = hand.contract
-        side = bidder & 1
-        made = (a if side == 0 else 13 - a) >= bid
-        return side if made else 1 - side
-    return 0 if a > 13 - a else 1
+    tricks0, tens0 = hand.tricks[0], hand.tens[0]
+    points0 = int(card_points(hand.cards_won[0], tens0))
+    if mode in (M_DEHLA, M_TENS):
+        tens0 += future0
+    elif mode == M_POINTS:
+        points0 += future0
+    else:
+        tricks0 += future0
+    contract = (NO_SIDE, 0) if hand.contract is None else (hand.contract[0], hand.contract[1])
+    winner = scoring.hand_winner(
+        rules,
+        dealer=hand.dealer,
+        tricks=(tricks0, rules.num_tricks - tricks0),
+        tens=(tens0, rules.num_tens - tens0),
+        points=(points0, int(card_points(rules.deck_size, rules.num_tens)) - points0),
+        contract=contract,
+    )
+    return side_or_none(winner)
 
 
 def result_cuts(hand: HandTally) -> list[int]:

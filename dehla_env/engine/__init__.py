@@ -1,7 +1,8 @@
 """The pure rules engine: one hand (:mod:`.hand`) and a whole match (:mod:`.match`)."""
 
+from ..scoring import DRAWN, MatchWinner
 from .hand import CHANCE, NOBODY, HandResult, HandState, Phase, TrumpContext
-from .match import DRAWN, TERMINAL, HandSummary, MatchState
+from .match import TERMINAL, HandSummary, MatchState
 
 __all__ = [
     "CHANCE",
@@ -12,6 +13,7 @@ __all__ = [
     "HandState",
     "HandSummary",
     "MatchState",
+    "MatchWinner",
     "Phase",
     "TrumpContext",
 ]

@@ -35,6 +35,7 @@ from ..actions import (
 from ..cards import NUM_CARDS, NUM_RANKS, SUIT_LETTERS, SUIT_MASKS, TEN_RANK, card_text, cards_in, cards_of_suit
 from ..errors import IllegalMoveError
 from ..rules import HandScoring, Rules, TrumpMaking
+from ..scoring import card_points, hand_outcome, side_or_none
 from ..tricks import trick_winner
 
 CHANCE = -1  # ``to_act`` while a chance step (deal, draw) is due
@@ -563,52 +564,27 @@ class HandState:
     # ------------------------------------------------------------------ outcome
     def card_points(self) -> tuple[int, int]:
         """R2.5 double-sar: a ten is worth 2, every other captured card 1."""
-        return (self.cards_won[0] + self.tens[0], self.cards_won[1] + self.tens[1])
+        return (int(card_points(self.cards_won[0], self.tens[0])), int(card_points(self.cards_won[1], self.tens[1])))
 
     def result(self) -> HandResult:
-        """The outcome of the complete hand (R1.6, R2.5, R3.3-R3.4, R4.4, R4.6)."""
+        """The outcome of the complete hand (R1.6, R2.5, R3.3-R3.4, R4.4, R4.6), as
+        :func:`dehla_env.scoring.hand_outcome` decides it."""
         if self.phase != _DONE:
             raise ValueError("the hand is not complete")
         rules = self.rules
-        t0, t1 = self.tens
-        all_tens = 0 if t1 == 0 else (1 if t0 == 0 else None)
-        scoring = rules.hand_scoring
-        winner: int | None
-        match scoring:
-            case HandScoring.DEHLA_TENS:
-                # R1.6: 4-0 and 3-1 win; 2-2 goes to the side that did not deal.
-                winner = 0 if t0 > t1 else 1 if t1 > t0 else 1 - (self.dealer & 1)
-                return HandResult(winner, all_tens, all_tens, (0, 0))
-            case HandScoring.FIRST_TO_SEVEN:
-                assert rules.round_tricks is not None
-                winner = 0 if self.tricks[0] >= rules.round_tricks else 1
-                maker_side = self.trump_maker & 1
-                kot = None
-                if winner == maker_side and self.tricks[1 - winner] == 0:
-                    kot = winner  # R3.4: the callers won the first seven in a row
-                elif winner != maker_side and rules.defender_kot:
-                    kot = winner
-                return HandResult(winner, None, kot, (0, 0))
-            case HandScoring.TENS | HandScoring.TRICKS | HandScoring.DOUBLE_SAR:  # R2.5
-                if scoring is HandScoring.TRICKS:
-                    a, b = self.tricks  # R2.5 tricks: tens count for nothing
-                    all_tens = None
-                elif scoring is HandScoring.DOUBLE_SAR:
-                    a, b = self.card_points()
-                else:
-                    a, b = t0, t1
-                winner = 0 if a > b else 1 if b > a else None
-                return HandResult(winner, all_tens, all_tens, (0, 0))
-            case HandScoring.CONTRACT:  # coat-pees, R4.4 / R4.6
-                assert self.contract is not None
-                bidder, bid, _suit = self.contract
-                side = bidder & 1
-                made = self.tricks[side] >= bid
-                delta = bid if made else (-7 if bid == MIN_BID else -2 * bid)
-                score = (delta, 0) if side == 0 else (0, delta)
-                return HandResult(side if made else 1 - side, None, None, score)
-            case _:
-                assert_never(scoring)
+        contract = self.contract
+        assert contract is not None or rules.hand_scoring is not HandScoring.CONTRACT  # R4.2: bid before play
+        out = hand_outcome(
+            rules,
+            dealer=self.dealer,
+            tricks=(self.tricks[0], self.tricks[1]),
+            tens=(self.tens[0], self.tens[1]),
+            cards_won=(self.cards_won[0], self.cards_won[1]),
+            trump_maker=self.trump_maker,
+            contract=(NOBODY, 0) if contract is None else (contract[0], contract[1]),
+        )
+        score = (int(out.score[0]), int(out.score[1]))
+        return HandResult(side_or_none(out.winner), side_or_none(out.all_tens), side_or_none(out.kot), score)
 
     # ------------------------------------------------------------------ copying
     def clone(self) -> HandState:

@@ -10,19 +10,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import assert_never
 
 import numpy as np
 
 from ..actions import NUM_ACTIONS
 from ..cards import shuffled_deck
 from ..errors import IllegalMoveError
-from ..rules import MatchScoring, Rules
+from ..rules import Rules
+from ..scoring import (
+    NO_ROUND,
+    NO_SIDE,
+    HandOutcome,
+    MatchTally,
+    MatchWinner,
+    match_winner,
+    next_dealer,
+    score_match,
+    side_code,
+    side_or_none,
+)
 from .hand import CHANCE, HandResult, HandState, Phase
 
 TERMINAL = -2  # ``current_player`` once the match is over
-DRAWN = "draw"  # the winner of a drawn match (R1.9, R2.6, R3.6, R4.5; R6 "draw")
-_NO_ROUND = -1  # R2.7: "previous round" before the first round
 _DEAL, _DRAW, _DONE = Phase.DEAL, Phase.DRAW, Phase.DONE  # as globals: see engine/hand.py
 
 
@@ -54,8 +63,9 @@ class MatchState:
         self.kots = [0, 0]
         self.points = [0, 0]
         self.streak: tuple[int, int] | None = None  # (side, count)
-        self.prev_round_winner: int | None = _NO_ROUND  # R2.7
-        self.winner: int | str | None = None  # 0, 1, "draw"
+        # R2.7: the previous round's winner; None: it had no winner; NO_ROUND: no round yet
+        self.prev_round_winner: int | None = NO_ROUND
+        self.winner: MatchWinner | None = None  # 0, 1 or DRAWN (R6 "draw"); None while undecided
         self.summaries: list[HandSummary] = []
         self.finished_hands: list[HandState] = []
 
@@ -152,22 +162,30 @@ class MatchState:
 
     def score_hand(self, result: HandResult, dealer: int) -> None:
         """Apply a complete hand's result to the match: kots, streaks, points, the next
-        dealer and the winner (R1.7-R1.9, R2.6-R2.7, R3.4-R3.6, R4.4-R4.6). The engine
-        calls it when a hand ends; an engine that plays hands elsewhere (the batched
-        engine's R6 replay) calls it with the result it computed."""
-        scoring = self.rules.match_scoring
-        self.hands_completed += 1
-        match scoring:
-            case MatchScoring.KOTS:
-                next_dealer, kot = self._score_dehla(dealer, result)
-            case MatchScoring.STREAK | MatchScoring.ROUND_POINTS:
-                next_dealer, kot = self._score_direct(dealer, result)
-            case MatchScoring.COURT_POINTS:
-                next_dealer, kot = self._score_court_piece(dealer, result)
-            case MatchScoring.GAP:
-                next_dealer, kot = self._score_coat_pees(dealer, result)
-            case _:
-                assert_never(scoring)
+        dealer and the winner (R1.7-R1.9, R2.6-R2.7, R3.4-R3.6, R4.4-R4.6), as
+        :func:`dehla_env.scoring.score_match` decides them. The engine calls it when a
+        hand ends; an engine that plays hands elsewhere (the batched engine's R6 replay)
+        calls it with the result it computed."""
+        streak = self.streak
+        tally = MatchTally(
+            kots=(self.kots[0], self.kots[1]),
+            points=(self.points[0], self.points[1]),
+            streak_side=NO_SIDE if streak is None else streak[0],
+            streak_count=0 if streak is None else streak[1],
+            prev_round=side_code(self.prev_round_winner),
+            hands=self.hands_completed,
+            winner=NO_SIDE,
+        )
+        outcome = HandOutcome(side_code(result.winner), side_code(result.all_tens), side_code(result.kot), result.score)
+        step = score_match(self.rules, tally, outcome)
+        new = step.tally
+        self.hands_completed = int(new.hands)
+        self.kots = [int(new.kots[0]), int(new.kots[1])]
+        self.points = [int(new.points[0]), int(new.points[1])]
+        self.streak = None if new.streak_side == NO_SIDE else (int(new.streak_side), int(new.streak_count))
+        self.prev_round_winner = side_or_none(new.prev_round)
+        self.winner = match_winner(int(new.winner))
+        kot = side_or_none(step.kot)
         self.summaries.append(
             HandSummary(
                 hand_winner=result.winner,
@@ -175,115 +193,10 @@ class MatchState:
                 points=(self.points[0], self.points[1]),
                 kots=(self.kots[0], self.kots[1]),
                 streak=self.streak,
-                next_dealer=None if self.winner is not None else next_dealer,
+                next_dealer=None if self.winner is not None else int(next_dealer(self.rules, tally, outcome, dealer)),
                 result=result,
             )
         )
-
-    def _loser_keeps_deal(self, dealer: int, winner: int | None) -> int:
-        """R3.5, R4.6 (and R2.7 with a winner): the deal stays if the dealer's side lost."""
-        n = self.rules.players
-        return dealer if winner is not None and winner != dealer % 2 else (dealer + 1) % n
-
-    def _score_dehla(self, dealer: int, result: HandResult) -> tuple[int, int | None]:
-        rules = self.rules
-        w = result.winner
-        assert w is not None  # R1.6: every dehla hand has a winner
-        d = dealer
-        # R1.8: one streak; a hand won by the streak's side extends it.
-        if self.streak is not None and self.streak[0] == w:
-            self.streak = (w, self.streak[1] + 1)
-        else:
-            self.streak = (w, 1)
-        kot = None
-        assert rules.kot_streak is not None and rules.kots_to_win is not None
-        if result.all_tens is not None or self.streak[1] >= rules.kot_streak:
-            kot = w  # at most one kot per hand (R1.8 Decision)
-            self.kots[w] += 1
-            self.streak = None
-        # R1.7
-        if w == d % 2:
-            next_dealer = (d + 1) % 4
-        elif result.all_tens is not None:
-            next_dealer = (d + 2) % 4
-        else:
-            next_dealer = d
-        # R1.9
-        if kot is not None and self.kots[kot] >= rules.kots_to_win:
-            self.winner = kot
-        elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
-            k0, k1 = self.kots
-            self.winner = 0 if k0 > k1 else 1 if k1 > k0 else DRAWN
-        return next_dealer, kot
-
-    def _score_direct(self, dealer: int, result: HandResult) -> tuple[int, int | None]:
-        rules = self.rules
-        w = result.winner
-        d = dealer
-        n = rules.players
-        kot = None
-        if rules.kot_streak is not None:
-            # R2.6 streak: a won round extends its side's streak; no winner changes nothing.
-            if w is not None:
-                if self.streak is not None and self.streak[0] == w:
-                    self.streak = (w, self.streak[1] + 1)
-                else:
-                    self.streak = (w, 1)
-            if result.all_tens is not None:
-                kot = result.all_tens  # sirr: all the tens win at once
-            elif self.streak is not None and w is not None and self.streak[1] >= rules.kot_streak:
-                kot = w
-        else:
-            if w is not None:
-                self.points[w] += 1
-            if result.all_tens is not None:
-                kot = result.all_tens  # four tens still win at once (R2.6 points)
-        if kot is not None:
-            self.kots[kot] += 1
-            self.winner = kot
-        elif rules.points_to_win is not None and w is not None and self.points[w] >= rules.points_to_win:
-            self.winner = w
-        elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
-            self.winner = DRAWN  # R2.6 Decision
-        # R2.7
-        if w is not None:
-            next_dealer = self._loser_keeps_deal(d, w)
-        else:
-            prev = self.prev_round_winner
-            keep = prev is not None and prev != _NO_ROUND and prev != d % 2
-            next_dealer = d if keep else (d + 1) % n
-        self.prev_round_winner = w
-        return next_dealer, kot
-
-    def _score_court_piece(self, dealer: int, result: HandResult) -> tuple[int, int | None]:
-        rules = self.rules
-        w = result.winner
-        assert w is not None
-        kot = result.kot
-        self.points[w] += 1 + (1 if kot is not None else 0)  # R3.6
-        if kot is not None:
-            self.kots[kot] += 1
-        assert rules.points_to_win is not None
-        if self.points[w] >= rules.points_to_win:
-            self.winner = w
-        elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
-            p0, p1 = self.points
-            self.winner = 0 if p0 > p1 else 1 if p1 > p0 else DRAWN
-        return self._loser_keeps_deal(dealer, w), kot
-
-    def _score_coat_pees(self, dealer: int, result: HandResult) -> tuple[int, int | None]:
-        rules = self.rules
-        self.points[0] += result.score[0]
-        self.points[1] += result.score[1]
-        p0, p1 = self.points
-        # R4.5: the gap is checked after every hand, before max_hands.
-        if p1 - p0 >= rules.gap:
-            self.winner = 1
-        elif p0 - p1 >= rules.gap:
-            self.winner = 0
-        elif rules.max_hands is not None and self.hands_completed >= rules.max_hands:
-            self.winner = 0 if p0 > p1 else 1 if p1 > p0 else DRAWN
-        return self._loser_keeps_deal(dealer, result.winner), None
 
     # ------------------------------------------------------------------ copying
     def clone(self) -> MatchState:

@@ -56,7 +56,8 @@ import numpy as np
 from ..actions import BID_OFFSET, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
 from ..cards import NUM_CARDS, NUM_RANKS, TEN_RANK, shuffled_deck
 from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phase, TrumpContext
-from ..rules import HandScoring, Rules, TrumpMaking
+from ..rules import Rules, TrumpMaking
+from ..scoring import batch, hand_outcome
 from ..tricks import trick_keys
 from . import kernels
 
@@ -85,9 +86,6 @@ SUIT_SELECT[4] = True
 BID_SELECT = np.zeros((8, NUM_ACTIONS - BID_OFFSET), dtype=bool)
 for _h in range(MIN_BID - 1, 14):
     BID_SELECT[_h - (MIN_BID - 1), 4 * (_h + 1 - MIN_BID) :] = True
-
-
-#: the round results of R2.5
 
 
 def trick_winner_positions(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:
@@ -801,52 +799,25 @@ class BatchEngine:
 
     def outcome(self, g: np.ndarray) -> dict[str, np.ndarray]:
         """The :class:`~dehla_env.engine.hand.HandResult` of complete hands, as arrays:
-        ``winner``, ``all_tens``, ``kot`` (side or -1) and ``score`` (k, 2)."""
-        rules = self.rules
-        k = len(g)
-        tricks = self.tricks[g]
-        tens = self.tens[g]
-        t0, t1 = tens[:, 0], tens[:, 1]
-        all_tens = np.where(t1 == 0, 0, np.where(t0 == 0, 1, -1))
+        ``winner``, ``all_tens``, ``kot`` (side or -1) and ``score`` (k, 2), as
+        :func:`dehla_env.scoring.hand_outcome` decides them."""
+        tricks, tens, cards_won = self.tricks[g], self.tens[g], self.cards_won[g]
+        out = hand_outcome(
+            self.rules,
+            dealer=self.dealer[g],
+            tricks=(tricks[:, 0], tricks[:, 1]),
+            tens=(tens[:, 0], tens[:, 1]),
+            cards_won=(cards_won[:, 0], cards_won[:, 1]),
+            trump_maker=self.trump_maker[g],
+            contract=(self.contract_seat[g], self.contract_level[g]),
+        )
+        k = len(tricks)
         score = np.zeros((k, 2), np.int64)
-        none = np.full(k, -1, np.int64)
-        scoring = rules.hand_scoring
-        match scoring:
-            case HandScoring.DEHLA_TENS:
-                # R1.6: 4-0 and 3-1 win; 2-2 goes to the side that did not deal.
-                winner = np.where(t0 > t1, 0, np.where(t1 > t0, 1, 1 - (self.dealer[g] & 1)))
-                kot = all_tens
-            case HandScoring.TENS | HandScoring.TRICKS | HandScoring.DOUBLE_SAR:  # R2.5
-                if scoring is HandScoring.TRICKS:
-                    a, b = tricks[:, 0], tricks[:, 1]
-                    all_tens = none
-                elif scoring is HandScoring.DOUBLE_SAR:
-                    cw = self.cards_won[g]
-                    a, b = cw[:, 0] + t0, cw[:, 1] + t1
-                else:
-                    a, b = t0, t1
-                winner = np.where(a > b, 0, np.where(b > a, 1, -1))
-                kot = all_tens
-            case HandScoring.FIRST_TO_SEVEN:
-                winner = np.where(tricks[:, 0] >= rules.round_tricks, 0, 1)
-                maker_side = self.trump_maker[g] & 1
-                other = tricks[np.arange(k), 1 - winner]
-                kot = np.where((winner == maker_side) & (other == 0), winner, -1)  # R3.4
-                if rules.defender_kot:
-                    kot = np.where(winner != maker_side, winner, kot)
-                all_tens = none
-            case HandScoring.CONTRACT:  # R4.4 / R4.6
-                bidder = self.contract_seat[g]
-                bid = self.contract_level[g]
-                side = bidder & 1
-                made = tricks[np.arange(k), side] >= bid
-                delta = np.where(made, bid, np.where(bid == MIN_BID, -7, -2 * bid))
-                score[np.arange(k), side] = delta
-                winner = np.where(made, side, 1 - side)
-                all_tens = kot = none
-            case _:
-                assert_never(scoring)
-        return {"winner": winner, "all_tens": all_tens, "kot": kot, "score": score}
+        for side, change in enumerate(out.score):
+            if np.ndim(change) or change:  # a plain 0: no ruleset but coat-pees scores a hand
+                score[:, side] = change
+        fields = {"winner": out.winner, "all_tens": out.all_tens, "kot": out.kot}
+        return {**{name: batch(v, k) for name, v in fields.items()}, "score": score}
 
     def privileged(self, g: np.ndarray, frame: np.ndarray) -> np.ndarray:
         """(k, n*52 + 56) float32: :func:`dehla_env.encoding.privileged_features` of games

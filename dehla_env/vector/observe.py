@@ -33,7 +33,7 @@ stays numpy): about 2.5 times as fast for 4,096 rows, float32 or codes.
 
 from __future__ import annotations
 
-from typing import Any, assert_never
+from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -41,6 +41,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..cards import NUM_CARDS
 from ..encoding import NUM_BID_CHOICES, layout_for
 from ..rules import MatchScoring, Rules
+from ..scoring import FRESH_TALLY, NO_SIDE, HandOutcome, batch, score_match
 from . import kernels
 from .engine import BID, DONE, PLAY, TRUMP, BatchEngine
 from .kernel_types import EngineArrays, RowLayout
@@ -64,61 +65,24 @@ def _window(arr: np.ndarray, n: int) -> np.ndarray:
 def first_hand_match(rules: Rules, engine: BatchEngine, g: np.ndarray) -> dict[str, np.ndarray]:
     """The match after its first hand (complete hands ``g`` of a fresh match):
     ``kots``, ``points`` (k, 2), ``streak_side``/``streak_count`` (-1/0 for none),
-    ``over`` (k,) and the hand's ``kot`` (side or -1); as :class:`MatchState` scores it
+    ``over`` (k,), the hand's ``kot`` (side or -1) and ``winner``, as
+    :func:`dehla_env.scoring.score_match` scores it for :class:`MatchState` too
     (R1.7-R1.9, R2.6, R3.4-R3.6, R4.4-R4.5)."""
-    k = len(g)
     res = engine.outcome(g)
-    w, all_tens = res["winner"], res["all_tens"]
-    rows = np.arange(k)
-    kots = np.zeros((k, 2), np.int64)
-    points = np.zeros((k, 2), np.int64)
-    streak_side = np.full(k, -1, np.int64)
-    streak_count = np.zeros(k, np.int64)
-    maxed = rules.max_hands is not None and rules.max_hands <= 1
-    scoring = rules.match_scoring
-    match scoring:
-        case MatchScoring.KOTS:
-            assert rules.kots_to_win is not None
-            kot = np.where(all_tens >= 0, w, -1)  # R1.8: a first hand cannot be the seventh in a row
-            has = kot >= 0
-            kots[rows[has], w[has]] = 1
-            streak_side = np.where(has, -1, w)
-            streak_count = np.where(has, 0, 1)
-            over = (has & (rules.kots_to_win <= 1)) | maxed
-        case MatchScoring.STREAK | MatchScoring.ROUND_POINTS:
-            won = w >= 0
-            if rules.kot_streak is not None:
-                streak_side = np.where(won, w, -1)
-                streak_count = won.astype(np.int64)
-                kot = np.where(all_tens >= 0, all_tens, np.where(won & (rules.kot_streak <= 1), w, -1))
-            else:
-                points[rows[won], w[won]] = 1
-                kot = all_tens.copy()
-            has = kot >= 0
-            kots[rows[has], kot[has]] = 1
-            over = has | maxed
-            if rules.points_to_win is not None:
-                over = over | (won & (rules.points_to_win <= 1))
-        case MatchScoring.COURT_POINTS:
-            kot = res["kot"]
-            has = kot >= 0
-            points[rows, w] = 1 + has
-            kots[rows[has], kot[has]] = 1
-            over = (points[rows, w] >= rules.points_to_win) | maxed
-        case MatchScoring.GAP:
-            kot = np.full(k, -1, np.int64)
-            points = res["score"].copy()
-            over = (np.abs(points[:, 0] - points[:, 1]) >= rules.gap) | maxed
-        case _:
-            assert_never(scoring)
+    hand = HandOutcome(res["winner"], res["all_tens"], res["kot"], (res["score"][:, 0], res["score"][:, 1]))
+    step = score_match(rules, FRESH_TALLY, hand)
+    m, k = step.tally, len(g)
+    kots, points = np.zeros((k, 2), np.int64), np.zeros((k, 2), np.int64)
+    kots[:, 0], kots[:, 1] = m.kots
+    points[:, 0], points[:, 1] = m.points
     return {
         "kots": kots,
         "points": points,
-        "streak_side": streak_side,
-        "streak_count": streak_count,
-        "over": np.asarray(over, bool),
-        "kot": kot,
-        "winner": w,
+        "streak_side": batch(m.streak_side, k),
+        "streak_count": batch(m.streak_count, k),
+        "over": batch(m.winner, k) != NO_SIDE,
+        "kot": batch(step.kot, k),
+        "winner": res["winner"],
     }
 
 
