@@ -326,7 +326,7 @@ def encode_view(view: PlayerView) -> np.ndarray:
         obs[lay.off("contract_seat") + rel(bidder)] = 1
         o = lay.off("contract_info")
         obs[o] = tricks / 13
-        obs[o + 1] = 1.0 if bidder % 2 == side_of(me) else 0.0
+        obs[o + 1] = 1.0 if side_of(bidder) == side_of(me) else 0.0
     else:
         obs[lay.off("contract_seat") + n] = 1
     obs[lay.off("dealer") + rel(view.dealer)] = 1
@@ -839,7 +839,7 @@ class ObservationEncoder:
             if contract is not None:
                 bidder, tricks, _suit = contract
                 buf[ci] = tricks / 13
-                buf[ci + 1] = 1.0 if bidder % 2 == side_of(seat) else 0.0
+                buf[ci + 1] = 1.0 if side_of(bidder) == side_of(seat) else 0.0
             else:
                 buf[ci] = buf[ci + 1] = 0.0
         board.contract_key = contract

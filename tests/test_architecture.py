@@ -200,3 +200,122 @@ def test_every_package_says_what_it_holds() -> None:
     for init in sorted((ROOT / "agents").rglob("__init__.py")) + sorted((ROOT / "dehla_env").rglob("__init__.py")):
         doc = ast.get_docstring(ast.parse(init.read_text()))
         assert doc and len(doc) > 80, f"{init.relative_to(ROOT)} has no docstring saying what it holds"
+
+
+RULE_FACT_ENUMS = ("TrumpMaking", "HandScoring", "MatchScoring")
+
+
+def _enum_compared(test: ast.expr) -> tuple[str, str] | None:
+    """``(subject, enum)`` when ``test`` is ``subject is Enum.MEMBER`` (or ``==``) for a
+    rule-fact enum, else None."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is | ast.Eq)):
+        return None
+    right = test.comparators[0]
+    if isinstance(right, ast.Attribute) and isinstance(right.value, ast.Name) and right.value.id in RULE_FACT_ENUMS:
+        return ast.unparse(test.left), right.value.id
+    return None
+
+
+def _dispatch_chains(tree: ast.AST) -> list[int]:
+    """Lines where an ``if``/``elif`` chain, or a run of sibling ``if`` statements,
+    compares one subject with two or more members of a rule-fact enum: a dispatch that
+    should be a ``match`` with ``assert_never``, so mypy names it when a mode is added."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            here = _enum_compared(node.test)
+            nxt = node.orelse[0] if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) else None
+            if here and nxt is not None and _enum_compared(nxt.test) == here:
+                found.append(node.lineno)
+        for field in ("body", "orelse"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list):
+                continue
+            for a, b in zip(stmts, stmts[1:]):
+                if isinstance(a, ast.If) and isinstance(b, ast.If):
+                    ca, cb = _enum_compared(a.test), _enum_compared(b.test)
+                    if ca and ca == cb:
+                        found.append(a.lineno)
+    return sorted(set(found))
+
+
+def test_dispatch_on_a_rule_fact_is_an_exhaustive_match() -> None:
+    offenders = []
+    for pkg in PACKAGES:
+        for path in (ROOT / pkg).rglob("*.py"):
+            offenders += [f"{path.relative_to(ROOT)}:{line}" for line in _dispatch_chains(ast.parse(path.read_text()))]
+    assert offenders == []
+
+
+def test_the_dispatch_check_sees_chains() -> None:
+    code = (
+        "if r.match_scoring is MatchScoring.KOTS:\n    a()\nelif r.match_scoring is MatchScoring.GAP:\n    b()\n"
+        "def f():\n    if ms is MatchScoring.KOTS:\n        return 1\n"
+        "    if ms is MatchScoring.STREAK:\n        return 2\n"
+        "if r.trump_making is TrumpMaking.CLOSED:\n    c()\n"  # one fact tested: not a dispatch
+    )
+    assert _dispatch_chains(ast.parse(code)) == [1, 6]
+
+
+#: modules that keep card and seat arithmetic inline, and why: numba kernels cannot call
+#: the helpers, and the solver's and the search's inner loops run millions of times a
+#: decision, where a function call per card costs a measurable share
+INLINE_ARITHMETIC = {
+    "dehla_env/board_kernel.py": "numba kernels",
+    "dehla_env/vector/jitted.py": "numba kernels",
+    "agents/search/solver.py": "the exact solver's inner loop",
+    "agents/search/pimc.py": "the search's playout loop",
+}
+_SEAT_NAMES = ("seat", "human", "taker", "leader", "dealer", "winner", "maker", "bidder", "s", "lw", "me")
+
+
+def _raw_card_and_seat_arithmetic(tree: ast.AST) -> list[tuple[int, str]]:
+    """``x // NUM_RANKS``, ``x % 13`` (a card's suit and rank) and ``seat % 2`` (a seat's
+    side) written out instead of :func:`dehla_env.cards.suit_of`, :func:`rank_of` and
+    :func:`dehla_env.seats.side_of`."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.FloorDiv | ast.Mod):
+            continue
+        right, left = node.right, ast.unparse(node.left)
+        if (isinstance(right, ast.Name) and right.id == "NUM_RANKS") or (
+            isinstance(right, ast.Constant) and right.value == 13
+        ):
+            found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node.op, ast.Mod) and isinstance(right, ast.Constant) and right.value == 2:
+            last = left.rpartition(".")[2]
+            if last in _SEAT_NAMES or last.endswith("_seat"):
+                found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_cards_and_seats_are_read_through_their_helpers() -> None:
+    offenders = []
+    for pkg in PACKAGES:
+        for path in (ROOT / pkg).rglob("*.py"):
+            rel = str(path.relative_to(ROOT))
+            if rel in INLINE_ARITHMETIC or rel in ("dehla_env/cards.py", "dehla_env/seats.py"):
+                continue
+            offenders += [
+                f"{rel}:{line}: {text}" for line, text in _raw_card_and_seat_arithmetic(ast.parse(path.read_text()))
+            ]
+    assert offenders == []
+
+
+def test_the_vocabulary_check_sees_raw_arithmetic() -> None:
+    code = "a = card // NUM_RANKS\nb = c % 13\nc = view.seat % 2\nd = index % 2\ne = bits >> s & 1\n"
+    assert [line for line, _ in _raw_card_and_seat_arithmetic(ast.parse(code))] == [1, 2, 3]
+
+
+def test_the_ruleset_page_names_every_place_a_new_mode_touches() -> None:
+    """docs/adding-a-ruleset.md lists the files with an exhaustive match on a rule fact;
+    a new such file must be named there, or a newcomer would miss it."""
+    page = (ROOT / "docs" / "adding-a-ruleset.md").read_text()
+    sites = set()
+    for pkg in PACKAGES:
+        for path in (ROOT / pkg).rglob("*.py"):
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "assert_never":
+                    sites.add(str(path.relative_to(ROOT)))
+    assert sites and [s for s in sorted(sites) if f"`{s}`" not in page] == []

@@ -32,7 +32,7 @@ from ..actions import (
     action_text,
     bid_of,
 )
-from ..cards import NUM_CARDS, NUM_RANKS, SUIT_LETTERS, SUIT_MASKS, TEN_RANK, card_text, cards_in, cards_of_suit
+from ..cards import NUM_CARDS, SUIT_LETTERS, SUIT_MASKS, TEN_RANK, card_text, cards_in, cards_of_suit, rank_of, suit_of
 from ..errors import IllegalMoveError
 from ..rules import HandScoring, Rules, TrumpMaking
 from ..scoring import card_points, hand_outcome, side_or_none
@@ -359,7 +359,7 @@ class HandState:
                 "R1.4",
             )
         self.draw_card = card
-        self.trump = self.trump_suit = card // NUM_RANKS
+        self.trump = self.trump_suit = suit_of(card)
         self.events.append((CHANCE, card))
         self._deal_rest()
         self._await(_PLAY, self.leader)  # the fifth trick's winner leads the sixth
@@ -405,7 +405,7 @@ class HandState:
         if not hand & bit:
             raise IllegalMoveError(card_text(card), seat, "card not in hand", "R5")
         led = self.led
-        suit = card // NUM_RANKS
+        suit = suit_of(card)
         if led >= 0 and suit != led:
             if hand & SUIT_MASKS[led]:
                 raise IllegalMoveError(card_text(card), seat, f"must follow suit {SUIT_LETTERS[led]}", "R0.4")
@@ -461,7 +461,7 @@ class HandState:
         side = winner & 1
         tens_here = 0
         for c in cards:
-            if c % NUM_RANKS == TEN_RANK:
+            if rank_of(c) == TEN_RANK:
                 tens_here += 1
         self.trick_winners.append(winner)
         self.tricks[side] += 1

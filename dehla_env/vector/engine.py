@@ -54,7 +54,7 @@ from typing import Any, assert_never
 import numpy as np
 
 from ..actions import BID_OFFSET, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
-from ..cards import NUM_CARDS, NUM_RANKS, TEN_RANK, shuffled_deck
+from ..cards import NUM_CARDS, NUM_RANKS, TEN_RANK, rank_of, shuffled_deck, suit_of
 from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phase, TrumpContext
 from ..rules import Rules, TrumpMaking
 from ..scoring import batch, hand_outcome
@@ -74,8 +74,8 @@ CTX_OPEN = int(TrumpContext.OPEN)
 CTX_VOID = int(TrumpContext.VOID)
 CTX_ALL_PASS = int(TrumpContext.ALL_PASS)
 
-_CARD_SUIT = np.arange(NUM_CARDS) // NUM_RANKS
-_CARD_RANK = np.arange(NUM_CARDS) % NUM_RANKS
+_CARD_SUIT = suit_of(np.arange(NUM_CARDS))
+_CARD_RANK = rank_of(np.arange(NUM_CARDS))
 _IS_TEN = (_CARD_RANK == TEN_RANK).astype(np.int64)
 #: SUIT_SELECT[s] is the cards of suit s; row 4: every card (nothing to follow).
 SUIT_SELECT = np.zeros((5, NUM_CARDS), dtype=bool)
@@ -477,8 +477,8 @@ class BatchEngine:
         g = np.asarray(g, dtype=np.int64)
         cards = np.asarray(cards, dtype=np.int64)
         self.draw_card[g] = cards
-        self.trump[g] = cards // NUM_RANKS
-        self.trump_suit[g] = cards // NUM_RANKS
+        self.trump[g] = suit_of(cards)
+        self.trump_suit[g] = suit_of(cards)
         self._deal_rest(g)
         self._await(g, PLAY, self.leader[g])  # the fifth trick's winner leads the sixth
 
