@@ -134,16 +134,11 @@ def worker_init() -> None:
 
 
 @contextlib.contextmanager
-def one_torch_thread(tasks: Sequence[Task]) -> Iterator[None]:
-    """Torch on one thread while chunks that play a network run in this process, as
-    in a worker (:func:`worker_init`); the caller's setting is restored after. A
+def torch_on_one_thread() -> Iterator[None]:
+    """Torch on one thread inside the block; the caller's setting is restored after. A
     network's forward pass on one observation gains nothing from a thread pool, and on
     a busy machine the pool's threads wait on each other: measured with another job on
     both cores, ``policy:dehla`` made 71 decisions/s on two threads, 1,574 on one."""
-    specs = {s for t in tasks for s in (t.spec_a, t.spec_b, t.partner_a, t.partner_b) if s is not None}
-    if not any(weight_files(spec) for spec in specs):
-        yield
-        return
     import torch
 
     before = torch.get_num_threads()
@@ -152,6 +147,18 @@ def one_torch_thread(tasks: Sequence[Task]) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+@contextlib.contextmanager
+def one_torch_thread(tasks: Sequence[Task]) -> Iterator[None]:
+    """Torch on one thread while chunks that play a network run in this process, as
+    in a worker (:func:`worker_init`)."""
+    specs = {s for t in tasks for s in (t.spec_a, t.spec_b, t.partner_a, t.partner_b) if s is not None}
+    if not any(weight_files(spec) for spec in specs):
+        yield
+        return
+    with torch_on_one_thread():
+        yield
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

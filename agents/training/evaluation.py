@@ -11,14 +11,12 @@ weights (``tests/test_train.py`` checks it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import numpy as np
 import torch
 
 from agents.arena.deals import agent_seed, chance_rng, deal_dealer, deal_deck, seat_specs
 from agents.arena.play import play_hand
+from agents.arena.pool import torch_on_one_thread
 from agents.arena.stats import Estimate, ratio_ci
 from agents.base import Agent
 from agents.nets.policy import PolicyAgent, PolicyNet
@@ -28,18 +26,6 @@ from dehla_env.rules import Rules
 
 #: the seat spec of the network being evaluated (side A of the duel)
 LEARNER = "learner"
-
-
-@contextmanager
-def _one_torch_thread() -> Iterator[None]:
-    """Torch on one thread while the network plays one observation at a time, as the
-    arena plays a network in this process (a thread pool only waits on itself there)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def duel_win_rate(rules: Rules, net: PolicyNet, opponent: str, *, deals: int, seed: int) -> Estimate:
@@ -52,7 +38,7 @@ def duel_win_rate(rules: Rules, net: PolicyNet, opponent: str, *, deals: int, se
         s = agent_seed(seed, index, seat)
         return PolicyAgent(None, rules, s, net=net) if spec == LEARNER else make_agent(spec, rules, s)
 
-    with torch.no_grad(), _one_torch_thread():
+    with torch.no_grad(), torch_on_one_thread():  # as the arena plays a network in this process
         for index in range(deals):
             deck, dealer = deal_deck(rules, seed, index), deal_dealer(rules, index)
             for game in (0, 1):  # A on the even seats, then on the odd ones

@@ -76,17 +76,18 @@ def _to_cpu(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class PPOSettings:
-    """The update's settings (the trainer's of the same names; see ``dehla-train --help``)."""
+    """The update's settings: the trainer's settings of the same names (their defaults
+    and meaning are in :class:`agents.train.Args`, ``dehla-train --help``)."""
 
-    gae_lambda: float = 0.95
-    clip_coef: float = 0.2
-    ent_coef: float = 0.003
-    vf_coef: float = 0.5
-    update_epochs: int = 3
-    minibatch_size: int = 4096
-    max_grad_norm: float = 0.5
-    bf16: bool = False
-    privileged_critic: bool = True
+    gae_lambda: float
+    clip_coef: float
+    ent_coef: float
+    vf_coef: float
+    update_epochs: int
+    minibatch_size: int
+    max_grad_norm: float
+    bf16: bool
+    privileged_critic: bool
 
 
 class Learner:
