@@ -91,8 +91,8 @@ def _by_entry() -> dict[str, list[tuple[str, list[str]]]]:
             entry, argv = words[2], words[3:]
         else:
             entry, argv = words[1], words[2:]
-        if entry in ("pytest", "sphinx") or entry.startswith("../"):
-            continue  # the tests, the docs build, tools outside the repository
+        if entry in ("pytest", "sphinx", "mypy") or entry.startswith("../"):
+            continue  # the tests, the docs build, the type checker, tools outside the repository
         groups.setdefault(entry, []).append((page, argv))
     return groups
 

@@ -30,7 +30,7 @@ from agents.web.server import ServerConfig, create_app  # noqa: E402
 from agents.web.table import table_state  # noqa: E402
 from dehla_env.actions import action_text  # noqa: E402
 from dehla_env.cards import card_text  # noqa: E402
-from dehla_env.rules import make_rules  # noqa: E402
+from dehla_env.rules import PRESETS, make_rules  # noqa: E402
 from tests.deals import deck_from_hands  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,7 +133,7 @@ def test_page_and_static_files_are_served_locally(client: Any) -> None:
 
 def test_meta_offers_every_ruleset_option_and_agent(client: Any) -> None:
     meta = client.get("/api/meta").json()
-    assert set(meta["rulesets"]) == {"dehla", "dehla-direct", "court-piece", "coat-pees"}
+    assert set(meta["rulesets"]) == set(PRESETS)
     direct = meta["rulesets"]["dehla-direct"]["options"]
     assert direct["trump"]["choices"] == ["first-void", "open", "closed", "named"]  # R2.4
     assert direct["players"]["choices"] == [4, 6]  # R2.8
