@@ -37,8 +37,8 @@ import agents.arena.play as arena_play  # noqa: E402
 from agents.arena.play import Task  # noqa: E402
 from agents.arena.pool import chunks, execute, worker_init  # noqa: E402
 from agents.arena.results import DuelResult  # noqa: E402
-from agents.bots.sampler import Deal  # noqa: E402
 from agents.bots import sampler  # noqa: E402
+from agents.bots.sampler import Deal  # noqa: E402
 from dehla_env.engine import HandState, MatchState  # noqa: E402
 from dehla_env.engine.hand import FIRST_STAGE_CARDS  # noqa: E402
 from dehla_env.rules import make_rules, parse_option_pairs  # noqa: E402
