@@ -60,9 +60,11 @@ def _networks(record: dict[str, Any]) -> list[str]:
     """The repository paths of the networks the record's agents load: ``policy:NAME``
     is the shipped ``agents/checkpoints/NAME.pt``, any other ``policy:PATH`` a path from
     the repository root; a search names its networks as parameters (``prior=policy:...``);
-    a side's partner (``partner_a``, ``partner_b``) loads its networks too."""
+    a side's partner (``partner_a``, ``partner_b``) and the agent that makes A's trump
+    decisions (``trump_a``, experiments/trump_call.py) load theirs too."""
     found = []
-    for spec in (record["a"], record["b"], record.get("partner_a") or "", record.get("partner_b") or ""):
+    specs = (record["a"], record["b"], record.get("partner_a"), record.get("partner_b"), record.get("trump_a"))
+    for spec in (s or "" for s in specs):
         for where in re.findall(r"policy:([^,\s]+)", spec):
             found.append(f"agents/checkpoints/{where}.pt" if "/" not in where and not where.endswith(".pt") else where)
     return found
@@ -151,8 +153,8 @@ def test_a_record_without_a_command_says_why() -> None:
 def test_every_command_agrees_with_its_fields() -> None:
     """The command is the record: its ``--rules``, ``--option``, ``--a`` (or a search
     ceiling's ``--spec``), ``--b``, the partners (``--partner-a``, ``--partner-b``),
-    ``--deals`` and ``--seed`` are the record's fields, and it runs the arena
-    (``dehla-arena``) or a benchmark script that exists."""
+    ``--deals``, ``--seed`` and A's trump agent (``--trump``) are the record's fields, and
+    it runs the arena (``dehla-arena``) or a script that exists."""
     for r in RESULT_RECORDS:
         if r["command"] is None:
             continue
@@ -173,6 +175,7 @@ def test_every_command_agrees_with_its_fields() -> None:
             "seed": int(flags["--seed"][0]),
             "partner_a": flags.get("--partner-a", [None])[0],
             "partner_b": flags.get("--partner-b", [None])[0],
+            "trump_a": flags.get("--trump", [None])[0],
         }
         want = {key: r.get(key) for key in got}
         assert got == want, (r["id"], got, want)
