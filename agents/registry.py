@@ -248,15 +248,17 @@ MAX_BUDGET_MS = 60_000.0
 
 def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     from agents.bots.batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
-    from agents.nets.policy import PolicyAgent
     from agents.search.batched import BatchedSearchAgent
 
     playout = p["playout"]
-    # a policy checks it was trained for these rules
-    agent = make_agent(playout, rules) if playout.partition(":")[0] in AGENTS else None
-    if playout in BATCHED_POLICIES:
-        policy: Any = make_batched_policy(playout, rules.players, seed)
-    elif isinstance(agent, PolicyAgent):
+    policy: Any = None
+    if playout in BATCHED_POLICIES:  # numpy only: no torch needed
+        policy = make_batched_policy(playout, rules.players, seed)
+    elif playout.partition(":")[0] == "policy":
+        from agents.nets.policy import PolicyAgent  # torch, for a network's playouts only
+
+        agent = make_agent(playout, rules)  # a policy checks it was trained for these rules
+        assert isinstance(agent, PolicyAgent)
         policy = TorchPolicy(agent.net, deterministic=True)  # its greedy move, for the whole batch
     else:
         raise ValueError(
