@@ -265,3 +265,20 @@ def test_a_deterministic_network_is_not_asked_where_one_move_is_legal() -> None:
         asked[skip] = sum(len(actions) for _obs, actions in recorder.steps)
     assert (scores[True] == scores[False]).all()
     assert asked[True] < asked[False]
+
+
+def test_a_batched_bots_playouts_need_no_torch() -> None:
+    """The core install (no train extra) plays ``batched-search`` with ``cardsense``
+    playouts: torch is imported only for a network's playouts or a belief."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nsys.modules['torch'] = None  # importing torch now fails\n"
+        "from agents.registry import make_agent\nfrom dehla_env.rules import make_rules\n"
+        "from dehla_env.engine import MatchState\nfrom dehla_env.view import view_of\n"
+        "m = MatchState(make_rules('dehla'), 0)\nm.sample_chance(__import__('numpy').random.default_rng(0))\n"
+        "agent = make_agent('batched-search:k=2,depth=2', m.rules, 1)\n"
+        "assert agent.act(view_of(m, m.hand.to_act)) in view_of(m, m.hand.to_act).legal_actions\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

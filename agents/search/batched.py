@@ -30,12 +30,12 @@ the solver its end.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agents.bots.sampler import Deal, WorldSampler
 from agents.gc_pause import cycle_collection_paused
-from agents.search.belief import PlayLikelihood
 from agents.search.pimc import ActionPrior, SearchAgent, eliminate, outcome_score, side0_margin, tricks_left
 from agents.search.solver import Position, result_cuts, solvable
 from dehla_env.engine.hand import HandState
@@ -43,6 +43,9 @@ from dehla_env.rewards import RewardKind, side0_reward
 from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.vector import BatchPolicy
 from dehla_env.vector.engine import DONE, DRAW, PLAY, BatchEngine
+
+if TYPE_CHECKING:  # torch, for a belief only (a batched bot's playouts need none)
+    from agents.search.belief import PlayLikelihood
 from dehla_env.vector.kernels import fastest_kernel
 from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import PlayerView
