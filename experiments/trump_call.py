@@ -21,19 +21,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
-
-from agents.arena.deals import agent_seed, chance_rng, deal_dealer, deal_deck, seat_specs  # noqa: E402
-from agents.arena.play import play_hand  # noqa: E402
+from agents.arena.play import duel_in_process  # noqa: E402
 from agents.arena.pool import torch_on_one_thread  # noqa: E402
-from agents.arena.stats import ratio_ci  # noqa: E402
 from agents.base import Agent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from dehla_env.engine import DRAWN, Phase  # noqa: E402
+from dehla_env.engine import Phase  # noqa: E402
 from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs  # noqa: E402
 from dehla_env.view import PlayerView  # noqa: E402
-
-SIDE_A = "A"
 
 
 class SplitAgent(Agent):
@@ -50,24 +44,12 @@ class SplitAgent(Agent):
 
 def duel(rules: Rules, cards: str, trump: str, b: str, deals: int, seed: int) -> tuple[float, float, float]:
     """A's share of hands won against ``b`` and its 95% interval over the deals."""
-    won, played = np.zeros(deals), np.zeros(deals)
 
-    def agent(spec: str, index: int, seat: int) -> Agent:
-        s = agent_seed(seed, index, seat)
-        if spec != SIDE_A:
-            return make_agent(spec, rules, s)
-        return SplitAgent(make_agent(cards, rules, s), make_agent(trump, rules, s))
+    def side_a(seed: int) -> Agent:
+        return SplitAgent(make_agent(cards, rules, seed), make_agent(trump, rules, seed))
 
     with torch_on_one_thread():
-        for index in range(deals):
-            deck, dealer = deal_deck(rules, seed, index), deal_dealer(rules, index)
-            for game in (0, 1):  # A on the even seats, then on the odd ones
-                specs = seat_specs(rules.players, game, SIDE_A, b)
-                seats = [agent(spec, index, s) for s, spec in enumerate(specs)]
-                out = play_hand(rules, deck, dealer, seats, chance_rng(seed, index))
-                won[index] += 0.5 if out.winner in (None, DRAWN) else float(out.winner == game)
-                played[index] += 1
-    est = ratio_ci(won, played)
+        est = duel_in_process(rules, side_a, b, deals=deals, seed=seed)
     return est.value, est.low, est.high
 
 

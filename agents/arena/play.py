@@ -9,7 +9,7 @@ seed of their seat (:func:`agent_seed`), so a deal's result depends on the deal 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from agents.arena.deals import (
     match_deck,
     seat_specs,
 )
+from agents.arena.stats import Estimate, ratio_ci
 from agents.base import Agent
 from agents.registry import make_agent
 from dehla_env.engine import DRAWN, NOBODY, MatchState, Phase
@@ -305,3 +306,31 @@ def run_chunk(task: Task) -> tuple[Any, list[DealRecord], Clock, float]:
     clock: Clock = {}
     records = [play_deal(task, i, clock) for i in range(task.start, task.stop)]
     return task.key, records, clock, time.perf_counter() - t
+
+
+#: the seat spec that stands for side A's agent in :func:`duel_in_process`
+SIDE_A = "A"
+
+
+def duel_in_process(rules: Rules, make_a: Callable[[int], Agent], b: str, *, deals: int, seed: int) -> Estimate:
+    """Side A's share of hands won against the spec ``b`` on the arena's duplicate deals,
+    in this process, with A an agent built by ``make_a(agent_seed)`` rather than a spec:
+    a network in memory (the trainer's evaluation), or an agent no spec names (the
+    experiments). Deals, seats, agent seeds and the interval are the arena's, so an
+    agent that a spec also builds gets exactly ``dehla-arena --a SPEC --b B``'s figure;
+    no winner counts half."""
+    won, played = np.zeros(deals), np.zeros(deals)
+    for index in range(deals):
+        deck, dealer = deal_deck(rules, seed, index), deal_dealer(rules, index)
+        for game in (0, 1):  # A on the even seats, then on the odd ones
+            specs = seat_specs(rules.players, game, SIDE_A, b)
+            seats = [
+                make_a(agent_seed(seed, index, s))
+                if spec == SIDE_A
+                else make_agent(spec, rules, agent_seed(seed, index, s))
+                for s, spec in enumerate(specs)
+            ]
+            out = play_hand(rules, deck, dealer, seats, chance_rng(seed, index))
+            won[index] += 0.5 if out.winner in (None, DRAWN) else float(out.winner == game)
+            played[index] += 1
+    return ratio_ci(won, played)
