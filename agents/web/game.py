@@ -114,16 +114,6 @@ class WebGame:
         self._deal()
 
     # ------------------------------------------------------------------ queries
-    @property
-    def partner_spec(self) -> str:
-        return next(
-            (sp for s, sp in enumerate(self.specs) if s != self.human and side_of(s) == side_of(self.human)), HUMAN
-        )
-
-    @property
-    def opponents_spec(self) -> str:
-        return next(sp for s, sp in enumerate(self.specs) if side_of(s) != side_of(self.human))
-
     def view(self) -> PlayerView:
         """What the person may see now (R0.6): the only window the page gets."""
         return view_of(self.match, self.human)
