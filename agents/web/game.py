@@ -118,16 +118,20 @@ class WebGame:
         """What the person may see now (R0.6): the only window the page gets."""
         return view_of(self.match, self.human)
 
+    #: the status while a person is to act (a table with several people says ``person``)
+    PERSON_TO_ACT = "your-turn"
+
     def status(self) -> str:
-        """``your-turn``, ``bot`` (a bot or the R1.4 draw is next), ``hand-over`` or ``match-over``."""
+        """:attr:`PERSON_TO_ACT`, ``bot`` (a bot or the R1.4 draw is next), ``hand-over``
+        or ``match-over``."""
         match = self.match
         if match.is_terminal():
             return "match-over"
         if match.hand.phase == Phase.DONE:
             return "hand-over"
-        if match.hand.phase == Phase.DRAW or match.current_player() != self.human:
+        if match.hand.phase == Phase.DRAW or not self.is_person(match.current_player()):
             return "bot"
-        return "your-turn"
+        return self.PERSON_TO_ACT
 
     # ------------------------------------------------------------------ the person
     def play(self, text: Any, seat: int | None = None) -> None:

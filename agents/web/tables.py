@@ -165,6 +165,8 @@ class SharedGame(WebGame):
     It keeps the engine, the bots and the record of :class:`WebGame`; what changes is
     who may move (any person's seat, for itself) and the log (one per seat)."""
 
+    PERSON_TO_ACT = "person"
+
     def __init__(
         self, game_id: str, rules: Rules, kinds: list[str], seed: int | None = None, bot_delay: float = 0.0
     ) -> None:
@@ -189,17 +191,6 @@ class SharedGame(WebGame):
             return make_agent(spec, self.rules, _seed_for(self.seed, seat))
         except (ValueError, OSError, ImportError, KeyError) as e:
             raise SetupError(f"agent {spec!r} for seat {seat}: {e}") from None
-
-    def status(self) -> str:
-        """``person`` (a person is to act), ``bot`` (a bot or the R1.4 draw), ``hand-over`` or ``match-over``."""
-        match = self.match
-        if match.is_terminal():
-            return "match-over"
-        if match.hand.phase == Phase.DONE:
-            return "hand-over"
-        if match.hand.phase == Phase.DRAW or match.current_player() not in self.people:
-            return "bot"
-        return "person"
 
     def play(self, text: Any, seat: int | None = None) -> None:
         """A person's move for ``seat`` (R6 text); the engine's error, and no change, if refused."""
