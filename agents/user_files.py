@@ -30,6 +30,10 @@ class UserFileError(ValueError):
     """A user's file or text that cannot be read, in one line naming where."""
 
 
+class NoSuchUserFile(UserFileError):
+    """The file does not exist (a caller may say what the name could have meant)."""
+
+
 def read_text(path: Path, limit: int, what: str) -> str:
     """The text of the regular file ``path``, at most ``limit`` bytes of UTF-8; ``what``
     names the kind of file in messages (``a config``)."""
@@ -39,7 +43,7 @@ def read_text(path: Path, limit: int, what: str) -> str:
         with path.open("rb") as f:
             data = f.read(limit + 1)
     except FileNotFoundError:
-        raise UserFileError(f"{path}: cannot read it (no such file)") from None
+        raise NoSuchUserFile(f"{path}: cannot read it (no such file)") from None
     except OSError as e:
         raise UserFileError(f"{path}: cannot read it ({e.strerror or _one_line(e)})") from None
     if len(data) > limit:

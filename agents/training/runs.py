@@ -134,11 +134,11 @@ def read_config_file(path: Path) -> Any:
     """The YAML value of the config file ``path``: a regular file of at most
     :data:`MAX_CONFIG_BYTES` (a directory, a device or a FIFO is refused before it is
     read), valid UTF-8, read by :func:`read_yaml`; :class:`SetupError` otherwise."""
-    if not path.exists():
-        names = ", ".join(shipped_config_names())
-        raise SetupError(f"{path}: no such config file (or a shipped config's name: {names})")
     try:
         text = user_files.read_text(path, MAX_CONFIG_BYTES, "a config")
+    except user_files.NoSuchUserFile:
+        names = ", ".join(shipped_config_names())
+        raise SetupError(f"{path}: no such config file (or a shipped config's name: {names})") from None
     except user_files.UserFileError as e:
         raise SetupError(str(e)) from None
     return read_yaml(text, str(path))
