@@ -6,23 +6,20 @@ Random legal hands are recorded first; then each is replayed on a live match whi
 incremental encoder writes the observation of the seat to act at every decision (as
 ``raw_env`` does), and, for comparison in the same run, the definition written from
 scratch from a fresh ``PlayerView`` every time (``encode_view``, what a bot holding
-only a view pays) and the cost of building that view (``view_of``); with numba
-installed (the ``fast`` extra), the compiled encoder too (``CompiledEncoder``, what
-``raw_env(kernel="numba")`` uses), on the same replay. Best of ``--repeat`` per ruleset.
+only a view pays) and the cost of building that view (``view_of``), on the same
+replay. Best of ``--repeat`` per ruleset.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import time
 from typing import Any
 
 import numpy as np
 
 from dehla_env import MatchState, make_rules, view_of
-from dehla_env.compiled_encoder import make_encoder
-from dehla_env.encoding import encode_view
+from dehla_env.encoding import ObservationEncoder, encode_view
 
 CONFIGS: list[tuple[str, dict[str, Any]]] = [("dehla", {}), ("dehla-direct", {}), ("coat-pees", {})]
 
@@ -51,7 +48,7 @@ def record(rules: Any, hands: int, seed: int) -> list[tuple[int, list[int], list
 
 def replay(rules: Any, games: list[Any], kind: str) -> float:
     """Seconds per observation of the seat to act."""
-    encoder = make_encoder(rules, "numba" if kind == "compiled" else "python")
+    encoder = ObservationEncoder(rules)
     spent = 0.0
     count = 0
     clock = time.perf_counter
@@ -64,7 +61,7 @@ def replay(rules: Any, games: list[Any], kind: str) -> float:
                 continue
             seat = match.current_player()
             t = clock()
-            if kind in ("live", "compiled"):
+            if kind == "live":
                 encoder.encode(match, seat)
             elif kind == "view":
                 encode_view(view_of(match, seat))
@@ -84,18 +81,11 @@ def main() -> None:
     args = parser.parse_args()
     kinds = ["live", "build", "view"]
     header = f"{'ruleset':14s} {'encode (live)':>14s} {'view_of':>10s} {'encode_view(view_of)':>21s}"
-    if importlib.util.find_spec("numba") is not None:
-        kinds.append("compiled")
-        header += f" {'compiled (numba)':>17s}"
-    else:
-        print("(install numba, the fast extra, for the compiled encoder's column)")
     print(header + "   us per observation")
-    widths = {"live": 14, "build": 10, "view": 21, "compiled": 17}
+    widths = {"live": 14, "build": 10, "view": 21}
     for name, options in CONFIGS:
         rules = make_rules(name, options)
         games = record(rules, args.hands, args.seed)
-        if "compiled" in kinds:
-            replay(rules, games[:2], "compiled")  # compile (or load the cache) before timing
         best = {k: min(replay(rules, games, k) for _ in range(args.repeat)) for k in kinds}
         print(f"{name:14s}" + "".join(f" {best[k] * 1e6:{widths[k]}.2f}" for k in kinds))
 

@@ -14,9 +14,6 @@ random legal decisions:
 * ``raw_env``: the bare PettingZoo AEC env, ``env.last()`` every decision (so the
   observation is encoded every step) and the action picked from its mask;
 * ``env()``: the same through PettingZoo's safety wrappers;
-* with numba installed (the ``fast`` extra), ``raw nb`` and ``env nb``: the same two
-  with ``kernel="numba"`` (the compiled encoder, :mod:`dehla_env.compiled_encoder`,
-  bit for bit the same observations);
 * with ``open_spiel`` installed (the ``bench`` extra), OpenSpiel's C++ ``spades`` through
   pyspiel, the observation tensor built at every decision, so the speed of our envs is
   also a same-run ratio to a C++ trick-taking game.
@@ -27,10 +24,8 @@ uniform floats, so they differ only in what the environment adds. Each loop runs
 process is single threaded. The ratios to the engine are the figures to compare
 between runs (these machines are noisy, and other jobs may share the cores).
 Targets for ``dehla``: raw_env at least OpenSpiel's spades in the same run (1.0x), env()
-at least 0.8x raw_env; both are checked for the pure-Python env and for
-``kernel="numba"``.
-``--profile NAME`` runs cProfile over the raw_env loop of that ruleset afterwards
-(``--profile-kernel numba`` for the compiled encoder's).
+at least 0.8x raw_env. (Many games at once are measured by ``batch_speed.py``.)
+``--profile NAME`` runs cProfile over the raw_env loop of that ruleset afterwards.
 """
 
 from __future__ import annotations
@@ -38,18 +33,15 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
-import importlib.util
 import pstats
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any
 
 import numpy as np
 
 from dehla_env import env as wrapped_env
 from dehla_env import raw_env
-from dehla_env.compiled_encoder import ENCODER_KERNELS
 from dehla_env.encoding import ObservationEncoder
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
@@ -158,24 +150,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="runs per loop; the best is kept")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--profile", default=None, help="ruleset name to profile (raw_env loop)")
-    parser.add_argument(
-        "--profile-kernel", default="python", choices=ENCODER_KERNELS, help="the env's kernel in the profile"
-    )
     args = parser.parse_args()
     randoms = np.random.default_rng(args.seed).random(args.steps + 1_000).tolist()  # the engine loop ends its last hand
     for make in (raw_env, wrapped_env):  # warm up (imports, caches, the CPU's clock)
         aec_loop(make, "dehla", {}, 2_000, args.seed, randoms)
     engine_loop("dehla", {}, 2_000, args.seed, randoms)
-    numba = importlib.util.find_spec("numba") is not None
-    # the AEC loops: the pure-Python env, then (with numba) the compiled encoder's
     envs: list[tuple[str, Callable[..., Any]]] = [("raw_env", raw_env), ("env()", wrapped_env)]
-    if numba:
-        envs += [("raw nb", partial(raw_env, kernel="numba")), ("env nb", partial(wrapped_env, kernel="numba"))]
-        for _name, make in envs[2:]:  # compile (or load the cache) before timing
-            for name, options in CONFIGS:
-                aec_loop(make, name, options, 1_000, args.seed, randoms)
-    else:
-        print("(install numba, the fast extra, for the env with kernel='numba')")
     print(f"{args.steps:,} random legal decisions per loop, best of {args.repeat}, seed {args.seed}, one core")
     header = f"{'ruleset':34s} {'engine/s':>10s} {'eng+obs/s':>10s}" + "".join(f" {n + '/s':>10s}" for n, _ in envs)
     header += f" {'raw/eng':>8s} {'env/eng':>8s}"
@@ -206,27 +186,20 @@ def main() -> None:
         )
     else:
         print("(install open_spiel, the bench extra, for OpenSpiel's spades in the same run)")
-    for raw_name, env_name in (("raw_env", "env()"), ("raw nb", "env nb")):
-        if raw_name not in rates:
-            continue
-        ratios = {"env() / raw_env": rates[env_name] / rates[raw_name]}
-        if spades:
-            ratios["raw_env / OpenSpiel"] = rates[raw_name] / spades
-        verdicts = ", ".join(
-            f"{k} {ratios[k]:.2f} ({'meets' if ratios[k] >= v else 'BELOW'} {v})"
-            for k, v in TARGETS.items()
-            if k in ratios
-        )
-        kernel = "numba" if raw_name == "raw nb" else "python"
-        print(f"targets for dehla, kernel={kernel!r}: {verdicts}")
+    ratios = {"env() / raw_env": rates["env()"] / rates["raw_env"]}
+    if spades:
+        ratios["raw_env / OpenSpiel"] = rates["raw_env"] / spades
+    verdicts = ", ".join(
+        f"{k} {ratios[k]:.2f} ({'meets' if ratios[k] >= v else 'BELOW'} {v})" for k, v in TARGETS.items() if k in ratios
+    )
+    print(f"targets for dehla: {verdicts}")
     if args.profile:
         name, options = next(c for c in CONFIGS if label(*c) == args.profile or c[0] == args.profile)
-        make_raw = partial(raw_env, kernel=args.profile_kernel)
         profiler = cProfile.Profile()
         profiler.enable()
-        aec_loop(make_raw, name, options, args.steps, args.seed, randoms)
+        aec_loop(raw_env, name, options, args.steps, args.seed, randoms)
         profiler.disable()
-        print(f"\ncProfile of the raw_env loop, {label(name, options)}, kernel={args.profile_kernel!r} (tottime):")
+        print(f"\ncProfile of the raw_env loop, {label(name, options)} (tottime):")
         pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
 
 

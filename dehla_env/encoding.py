@@ -40,8 +40,8 @@ slice                 shape         contents
 :func:`encode_view` is the definition: it writes the vector from scratch from a
 :class:`PlayerView`, the one place that decides what a seat may know. The fast writers
 give the identical vector another way: :class:`ObservationEncoder` straight from the
-engine state, incrementally (the environments use it), ``raw_env(kernel="numba")``'s
-compiled encoder and the batched observer of :mod:`dehla_env.vector.observe`; tests hold
+engine state, incrementally (the AEC env uses it), and the batched observer of
+:mod:`dehla_env.vector.observe` (numpy, or its compiled kernel); tests hold
 each to :func:`encode_view`, bit for bit, and check that an observation does not change
 when the hidden cards are re-dealt. :func:`decode`
 turns a vector back into named parts for debugging.
@@ -250,8 +250,8 @@ def encode_view(view: PlayerView) -> np.ndarray:
     Every slice of the table above, written from scratch from a
     :class:`~dehla_env.view.PlayerView` alone (what the seat may know, R0.6), one slice
     at a time, seats and sides turned relative to the observer (R0.2). The fast writers
-    (:class:`ObservationEncoder` over the live engine, ``raw_env(kernel="numba")``'s
-    compiled encoder, the batched :class:`~dehla_env.vector.observe.BatchObserver`) must
+    (:class:`ObservationEncoder` over the live engine, the batched
+    :class:`~dehla_env.vector.observe.BatchObserver`) must
     give this vector bit for bit: the tests hold each of them to it. Bots that hold
     only a view encode with it. Fractions are computed in double precision and stored
     as float32 (the fast writers round the same way)."""
@@ -502,6 +502,17 @@ class _Board:
         self.buf = array("f", bytes(4 * size))
         self.values = np.frombuffer(self.buf, dtype=np.float32)
         self.hand_ref = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """For copies and pickles (an env is deep-copied, or sent to a worker): every
+        slot but ``values``, which a copy would make an array of its own, no longer a
+        view of the copied ``buf`` that the writes go to."""
+        return {k: getattr(self, k) for k in self.__slots__ if k != "values" and hasattr(self, k)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+        self.values = np.frombuffer(self.buf, dtype=np.float32)
 
 
 class ObservationEncoder:

@@ -261,7 +261,6 @@ def test_the_dispatch_check_sees_chains() -> None:
 #: the helpers, and the solver's and the search's inner loops run millions of times a
 #: decision, where a function call per card costs a measurable share
 INLINE_ARITHMETIC = {
-    "dehla_env/board_kernel.py": "numba kernels",
     "dehla_env/vector/jitted.py": "numba kernels",
     "agents/search/solver.py": "the exact solver's inner loop",
     "agents/search/pimc.py": "the search's playout loop",

@@ -8,6 +8,8 @@ wrapped: terminated with -1); the privileged state's shape.
 
 from __future__ import annotations
 
+import copy
+import pickle
 import re
 import warnings
 from typing import Any
@@ -194,6 +196,26 @@ def test_unseeded_reset_continues_the_seeded_stream() -> None:
         e.reset()
     assert a.match is not None and b.match is not None
     assert a.match.hand.deck == b.match.hand.deck and a.match.dealer == b.match.dealer
+
+
+@pytest.mark.parametrize(
+    "copy_env", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"]
+)
+def test_a_copied_env_goes_on_as_the_original(copy_env: Any) -> None:
+    """A deep copy or a pickle taken mid-hand (vectorising libraries do both) plays on
+    exactly like the original: its own engine and its own incremental encoder."""
+    original = raw_env(rules="dehla")
+    original.reset(seed=4)
+    for _ in range(9):
+        original.step(int(np.flatnonzero(original.last()[0]["action_mask"])[0]))
+    copied = copy_env(original)
+    while original.agents:
+        expected = original.last()
+        assert all(_same(a, b) for a, b in zip(copied.last(), expected))
+        action = None if expected[2] else int(np.flatnonzero(expected[0]["action_mask"])[-1])
+        for e in (original, copied):
+            e.step(action)
+    assert not copied.agents
 
 
 # ---------------------------------------------------------------------- rewards

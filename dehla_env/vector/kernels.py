@@ -51,15 +51,9 @@ def fastest_kernel() -> str:
     return "numba" if importlib.util.find_spec("numba") is not None else "numpy"
 
 
-def compiled_module(name: str) -> ModuleType:
-    """The numba kernels' module ``name`` (``"dehla_env.vector.jitted"``,
-    ``"dehla_env.board_kernel"``), imported (and numba with it) on first use; a missing
-    numba is one line naming the extra."""
+def jitted() -> ModuleType:
+    """:mod:`dehla_env.vector.jitted`, imported (and numba with it) on first use; a
+    missing numba is one line naming the extra."""
     if importlib.util.find_spec("numba") is None:
         raise ImportError("kernel='numba' needs numba: pip install 'dehla[fast]'")
-    return importlib.import_module(name)  # any other broken install raises as it is
-
-
-def jitted() -> ModuleType:
-    """:mod:`dehla_env.vector.jitted`, imported (and numba with it) on first use."""
-    return compiled_module("dehla_env.vector.jitted")
+    return importlib.import_module("dehla_env.vector.jitted")  # any other broken install raises as it is
