@@ -61,6 +61,7 @@ def observe_rows(
     tables: tuple[np.ndarray, ...],
     idx: np.ndarray,
     seats: np.ndarray,
+    trump: tuple[np.ndarray, np.ndarray],
     out: np.ndarray,
 ) -> None:
     """``BatchObserver.observe`` but the match slice: row ``i`` of ``out`` is the
@@ -69,9 +70,11 @@ def observe_rows(
     ``lay``: the slices' offsets and the ruleset's facts; ``zero_spans``: (k, 2) the
     ranges of a row that the card copies do not write (zeroed first); ``tables``: the
     fractions (counts, middle cards, middle tens, bid, tricks, undealt, tens) in
-    ``out``'s dtype.
+    ``out``'s dtype; ``trump``: each row's ``trump_state`` slot and the suit its seat
+    sees (:func:`dehla_env.vector.observe.trump_as_seen`, R2.4c decided there).
     """
     n = lay.n
+    trump_state, trump_seen = trump
     t_count, t_mid_cards, t_mid_tens, t_bid, t_tricks, t_undealt, t_tens = tables
     one = out.dtype.type(1)
     D = out.shape[1]
@@ -97,20 +100,11 @@ def observe_rows(
         if lay.has_middle:
             _copy(flat, at + lay.middle, middle, g * NUM_CARDS, NUM_CARDS)
         row = out[i]
-        # trump as this seat knows it (R2.4c): none / known and in force / own closed
-        # secret / chosen but hidden from me
-        ts = st.trump_suit[g]
+        # trump as this seat knows it, decided for every row before (R2.4c: ``trump_as_seen``)
+        row[lay.trump_state + trump_state[i]] = one
+        if trump_seen[i] >= 0:
+            row[lay.trump_suit + trump_seen[i]] = one
         tm = st.trump_maker[g]
-        hid = lay.closed and st.hidden[g]
-        mine = me == tm
-        if ts < 0:
-            row[lay.trump_state] = one
-        elif hid:
-            row[lay.trump_state + (2 if mine else 3)] = one
-        else:
-            row[lay.trump_state + 1] = one
-        if ts >= 0 and (not hid or mine):
-            row[lay.trump_suit + ts] = one
         # seats relative to the observer (n: none)
         lw = st.last_winner[g]
         row[lay.pair_threat + (n if lw < 0 else (lw - me) % n)] = one

@@ -27,9 +27,7 @@ class EngineArrays(NamedTuple):
     tricks: np.ndarray
     tens: np.ndarray
     phase: np.ndarray
-    trump_suit: np.ndarray
     trump_maker: np.ndarray
-    hidden: np.ndarray
     contract_seat: np.ndarray
     contract_level: np.ndarray
     last_winner: np.ndarray
@@ -54,7 +52,6 @@ class RowLayout(NamedTuple):
     :func:`dehla_env.encoding.layout_for`, and the ruleset's facts it branches on."""
 
     n: int
-    closed: bool
     has_middle: bool
     bidding: bool
     staged: bool
@@ -87,7 +84,7 @@ class RowLayout(NamedTuple):
     def of(cls, engine: Any, offsets: dict[str, int]) -> RowLayout:
         """``engine``'s (a :class:`~dehla_env.vector.engine.BatchEngine`) facts, the
         layout's ``offsets``."""
-        facts = (engine.n, engine.closed, engine.has_middle, engine.bidding, engine.staged, engine.deck_size)
+        facts = (engine.n, engine.has_middle, engine.bidding, engine.staged, engine.deck_size)
         return cls(*facts, *(offsets[name] for name in cls._fields[len(facts) :]))
 
     def zero_spans(self, size: int) -> np.ndarray:

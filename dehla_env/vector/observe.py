@@ -62,6 +62,23 @@ def _window(arr: np.ndarray, n: int) -> np.ndarray:
     return as_strided(arr.reshape(-1), shape=(N * rows - n + 1, n * F), strides=(step, arr.strides[2]), writeable=False)
 
 
+def trump_as_seen(engine: BatchEngine, g: np.ndarray | slice, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What seat ``seats[i]`` knows of the trump in game ``g[i]`` (R2.4c: a closed trump
+    is hidden from everybody but its maker until revealed): the batched decision of
+    :func:`dehla_env.view.visible_trump`, the one for every batched writer.
+
+    Returns the ``trump_state`` slot (0 none made, 1 known and in force, 2 this seat's
+    own closed secret, 3 chosen but hidden from this seat) and the suit the seat sees
+    (-1: none, or not for this seat to see)."""
+    ts = engine.trump_suit[g]
+    if not engine.closed:
+        return (ts >= 0).astype(np.int64), ts
+    hid = engine.hidden[g]
+    mine = seats == engine.trump_maker[g]
+    state = np.where(ts < 0, 0, np.where(hid, np.where(mine, 2, 3), 1))
+    return state, np.where(hid & ~mine, -1, ts)
+
+
 def first_hand_match(rules: Rules, engine: BatchEngine, g: np.ndarray) -> dict[str, np.ndarray]:
     """The match after its first hand (complete hands ``g`` of a fresh match):
     ``kots``, ``points`` (k, 2), ``streak_side``/``streak_count`` (-1/0 for none),
@@ -253,9 +270,19 @@ class BatchObserver:
             out = np.empty((k, self.size), self.dtype)
         assert out.shape == (k, self.size) and out.flags.c_contiguous and out.dtype == self.dtype
         seats = np.asarray(seats, dtype=np.int64)
+        trump_state, trump_seen = trump_as_seen(e, g, seats)
         if self.kernel == "numba":
             idx = np.asarray(idx, dtype=np.int64)
-            self._jit.observe_rows(self._k_arrays, self._k_layout, self._k_zero_spans, self._k_tables, idx, seats, out)
+            self._jit.observe_rows(
+                self._k_arrays,
+                self._k_layout,
+                self._k_zero_spans,
+                self._k_tables,
+                idx,
+                seats,
+                (trump_state, trump_seen),
+                out,
+            )
             self._write_match(out, idx, seats, e.phase[g])
             return out
         if held is None:
@@ -268,17 +295,10 @@ class BatchObserver:
         cols = np.empty((k, self.num_ones), np.int64)
         phase = e.phase[g]
         dummy = self.dummy
-        ts = e.trump_suit[g]
         tm = e.trump_maker[g]
         cs = e.contract_seat[g]
-        if e.closed:
-            hid = e.hidden[g]
-            mine = seats == tm
-            cols[:, 0] = o["trump_state"] + np.where(ts < 0, 0, np.where(hid, np.where(mine, 2, 3), 1))
-            cols[:, 1] = np.where((ts >= 0) & (~hid | mine), o["trump_suit"] + ts, dummy)
-        else:
-            cols[:, 0] = o["trump_state"] + (ts >= 0)
-            cols[:, 1] = np.where(ts >= 0, o["trump_suit"] + ts, dummy)
+        cols[:, 0] = o["trump_state"] + trump_state
+        cols[:, 1] = np.where(trump_seen >= 0, o["trump_suit"] + trump_seen, dummy)
         # seats shown relative to the observer: pair threat, trump maker, contract
         # bidder (index n for none), dealer, trick leader, the seat winning the trick
         leader = e.leader[g]
