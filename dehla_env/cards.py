@@ -9,7 +9,6 @@ A set of cards (a hand, the cards played) is an ``int`` bit mask over those ids.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from enum import IntEnum
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
@@ -29,19 +28,6 @@ FULL_PACK_MASK = (1 << NUM_CARDS) - 1
 #: The four tens (R0.5).
 TEN_IDS: tuple[int, ...] = tuple(s * NUM_RANKS + TEN_RANK for s in range(NUM_SUITS))
 TENS_MASK = sum(1 << c for c in TEN_IDS)
-
-
-class Suit(IntEnum):
-    """A suit, numbered as in R0.1."""
-
-    C = 0
-    D = 1
-    H = 2
-    S = 3
-
-    @property
-    def letter(self) -> str:
-        return SUIT_LETTERS[self]
 
 
 #: one card id, or an array of them (the helpers below serve a hand and a batch alike)
@@ -83,11 +69,6 @@ def parse_suit(text: str) -> int:
     if len(text) != 1 or text not in SUIT_LETTERS:
         raise ValueError(f"unknown suit text {text!r}")
     return SUIT_LETTERS.index(text)
-
-
-def parse_cards(text: str) -> list[int]:
-    """Space-separated card texts, e.g. a deck."""
-    return [parse_card(t) for t in text.split()]
 
 
 def cards_text(cards: Iterable[int]) -> str:

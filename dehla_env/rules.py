@@ -81,10 +81,6 @@ class OptionSpec:
     help: str = ""  # what the option does, in a sentence or two, citing its rule
     choice_help: tuple[tuple[Any, str], ...] = ()  # (choice, what it means) for each choice
 
-    def choice_text(self, value: Any) -> str:
-        """What choice ``value`` means, or "" when it has no text."""
-        return dict(self.choice_help).get(value, "")
-
 
 _INT_1 = dict(kind=int, minimum=1)
 
@@ -316,13 +312,6 @@ def option_specs(name: str) -> dict[str, OptionSpec]:
     if name not in _PRESET_OPTIONS:
         raise RulesError(f"unknown ruleset {name!r}; known: {', '.join(PRESETS)}")
     return dict(_PRESET_OPTIONS[name])
-
-
-def preset_options(name: str) -> dict[str, Any]:
-    """The options a preset accepts and their defaults."""
-    if name not in _PRESET_OPTIONS:
-        raise RulesError(f"unknown ruleset {name!r}; known: {', '.join(PRESETS)}")
-    return {k: o.default for k, o in _PRESET_OPTIONS[name].items()}
 
 
 def _check_value(name: str, key: str, spec: OptionSpec, value: Any) -> Any:

@@ -31,6 +31,7 @@ from agents.search.solver import (
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import TEN_RANK
 from dehla_env.engine import HandState, Phase
+from dehla_env.seats import side_of
 from tests.deals import deck_from_hands
 from tests.rulesets import FOUR_PLAYER, ruleset_id
 
@@ -173,7 +174,10 @@ def test_best_line_reaches_the_solved_result(name: str) -> None:
         start = tally(hand)
         play = hand.clone()
         while play.phase != Phase.DONE:
-            card, v = solver.best_move(position_of(play))
+            values = solver.move_values(position_of(play))
+            best = max if side_of(play.to_act) == 0 else min  # side 0 maximises its value
+            card = best(values, key=values.__getitem__)
+            v = values[card]
             assert tally(play) - start + v == value  # the value holds along the best line
             play.apply_action(card)
         assert tally(play) - start == value

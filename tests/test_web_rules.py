@@ -100,6 +100,6 @@ def test_meta_explains_rulesets_options_and_agents(client: Any) -> None:
             sent = ruleset["options"][key]
             assert sent["label"] == spec.label and sent["help"] == spec.help
             for choice in spec.choices or ():
-                assert sent["choice_help"][str(choice)] == spec.choice_text(choice)
+                assert sent["choice_help"][str(choice)] == dict(spec.choice_help)[choice]
     assert set(meta["agent_help"]) == set(meta["agents"])
     assert "strongest" in meta["agent_help"]["hard"]

@@ -398,20 +398,6 @@ class Solver:
             todo = [x for x in todo if lo < x <= hi]
         return lo, hi
 
-    def best_move(self, pos: Position) -> tuple[int, int]:
-        """(a best card for the seat to act, its value for side 0)."""
-        vals = self.move_values(pos)
-        maximize = pos.to_act % 2 == 0
-        card = max(vals, key=lambda c: (vals[c] if maximize else -vals[c], -c))
-        return card, vals[card]
-
-    def test(self, pos: Position, target: int, fresh: bool = False) -> bool:
-        """Whether side 0's future value is at least ``target`` (one null-window search)."""
-        if fresh:
-            self.reset()
-        node = self._root(pos)
-        return self._call(node, target - 1, target) >= target
-
     # ------------------------------------------------------------------ internals
     def _root(self, pos: Position) -> tuple:
         """Node tuple (seat, n, led, wc, ws, tmask, ttens, trump, pending, sc)."""

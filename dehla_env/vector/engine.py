@@ -339,7 +339,7 @@ class BatchEngine:
         games ``games``, so that the batch continues them exactly as
         :class:`~dehla_env.engine.hand.HandState` would: the same legal moves, tricks,
         middle, takes and outcome (``tests/test_vector_equivalence.py``). What search
-        uses to play sampled worlds (:func:`agents.bots.sampler.world_state`) out on the
+        uses to play sampled worlds (:meth:`agents.bots.sampler.WorldSampler.world`) out on the
         batch. A staged deal's undealt positions are read from ``state.deck``."""
         if self.packs != 1:
             raise ValueError("BatchEngine.load takes one-pack hands (R2.8's three packs are not loaded)")
