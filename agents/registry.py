@@ -281,6 +281,24 @@ def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     )
 
 
+def _ismcts(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
+    from agents.search.ismcts import ISMCTSAgent
+    from agents.search.pimc import PLAYOUT_RULES
+
+    playout = p["playout"]
+    return ISMCTSAgent(
+        rules,
+        iterations=p["iterations"],
+        budget_ms=p["budget_ms"],
+        c=p["c"],
+        prior=_policy_param(p, rules, "prior"),
+        playout=playout if playout in PLAYOUT_RULES else make_agent(playout, rules),
+        depth=p["depth"],
+        seed=seed,
+        guide=p["guide"],
+    )
+
+
 def _belief(p: dict[str, Any], rules: Rules) -> PlayLikelihood | None:
     """The ``belief`` of a batched search spec: the likelihood of the plays seen under a
     policy network (:class:`agents.search.belief.PlayLikelihood`), or None."""
@@ -373,6 +391,44 @@ AGENTS: dict[str, AgentEntry] = {
                 ),
             ),
             _batched_search,
+        ),
+        AgentEntry(
+            "ismcts",
+            "information-set Monte Carlo tree search: one tree over the seat's information set",
+            (
+                Param("iterations", int, 400, "iterations (sampled deals) per decision", minimum=1, maximum=5000),
+                Param(
+                    "budget_ms",
+                    float,
+                    None,
+                    "time per decision in ms (none: all iterations)",
+                    0,
+                    nullable=True,
+                    maximum=MAX_BUDGET_MS,
+                ),
+                Param(
+                    "c", float, 1.0, "exploration constant (PUCT, or UCB1 with guide=0 and no prior)", 0, maximum=100
+                ),
+                Param(
+                    "prior",
+                    str,
+                    None,
+                    "policy spec whose move probabilities are the PUCT prior",
+                    nullable=True,
+                    spec=True,
+                ),
+                Param("playout", str, "rule", "playout policy: rule, greedy or an agent spec", spec=True),
+                _DEPTH,
+                Param(
+                    "guide",
+                    float,
+                    0.5,
+                    "share of the PUCT prior on the rule playout's move (0 and no prior: UCB1)",
+                    0,
+                    maximum=1,
+                ),
+            ),
+            _ismcts,
         ),
         AgentEntry(
             "policy",
