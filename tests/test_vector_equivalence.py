@@ -488,3 +488,44 @@ def test_a_loaded_hand_is_the_batch_state_of_the_same_hand_played_in_the_batch(c
     loaded.load(np.arange(k), hands)
     for field in (*EngineArrays._fields, "deck", "trick_winners", "take_cards", "cards_won", "suitcnt", "ctx"):
         assert np.array_equal(getattr(loaded, field), getattr(played, field)), field
+
+
+def test_a_closed_trump_is_seen_in_the_batch_as_the_view_decides() -> None:
+    """R2.4c: a closed trump is hidden from everybody but its maker until it is
+    revealed. The batched decision (:func:`dehla_env.vector.observe.trump_as_seen`) gives
+    every seat, at every decision of many random hands, what the view decides
+    (:func:`dehla_env.view.visible_trump`): the suit the seat sees, and whether a trump
+    was made, kept from it, or is its own secret. (Six players, three packs, are held
+    to the view through the observations: :meth:`BatchEngine.load` takes one pack.)"""
+    from dehla_env.vector.observe import trump_as_seen
+    from dehla_env.view import visible_trump
+
+    players = 4
+    rules = make_rules("dehla-direct", trump="closed")
+    rng = np.random.default_rng(4)
+    states = {"none": 0, "seen": 0, "own secret": 0, "hidden": 0}
+    for _ in range(40):
+        match = MatchState.new(rules, rng)
+        match.sample_chance(rng)
+        hand = match.hand
+        while hand.phase != Phase.DONE:
+            engine = BatchEngine(rules, 1)
+            engine.load([0], [hand])
+            seats = np.arange(players)
+            state, suit = trump_as_seen(engine, np.zeros(players, np.int64), seats)
+            for seat in range(players):
+                seen, _in_force, kept_from_seat = visible_trump(hand, seat)
+                assert suit[seat] == seen, (seat, hand.history)
+                if hand.trump_suit < 0:
+                    want = 0
+                elif kept_from_seat:
+                    want = 3
+                elif hand.trump_hidden:
+                    want = 2  # the maker's own secret
+                else:
+                    want = 1
+                assert state[seat] == want, (seat, hand.history)
+                states[list(states)[want]] += 1
+            legal = hand.legal_actions()
+            match.apply_action(legal[int(rng.integers(len(legal)))])
+    assert all(states.values()), states  # every case came up
