@@ -318,6 +318,11 @@ _MARGIN = Param("margin", float, 0.01, "weight of the margin tie-break beside wi
 _PRIOR = Param("prior", str, None, "policy spec whose move probabilities prune the moves", nullable=True, spec=True)
 _KEEP = Param("keep", float, 1.0, "with prior: the share of its mass kept, most probable first", 0, maximum=1)
 _RELABEL = Param("relabel", bool, False, "with prior: average it over the 24 suit relabellings")
+# the parameters the two searches that play scalar worlds (search, ismcts) share
+_BUDGET = Param(
+    "budget_ms", float, None, "time per decision in ms (none: no cap)", 0, nullable=True, maximum=MAX_BUDGET_MS
+)
+_RULE_PLAYOUT = Param("playout", str, "rule", "playout policy: rule, greedy or an agent spec", spec=True)
 
 AGENTS: dict[str, AgentEntry] = {
     e.name: e
@@ -332,16 +337,8 @@ AGENTS: dict[str, AgentEntry] = {
             (
                 _WORLDS,
                 _DEPTH,
-                Param(
-                    "budget_ms",
-                    float,
-                    None,
-                    "time per decision in ms (none: all k worlds)",
-                    0,
-                    nullable=True,
-                    maximum=MAX_BUDGET_MS,
-                ),
-                Param("playout", str, "rule", "playout policy: rule, greedy or an agent spec", spec=True),
+                _BUDGET,
+                _RULE_PLAYOUT,
                 Param("exact", bool, False, "solve whole hands exactly where possible"),
                 _MARGIN,
                 Param("prune", float, 1.0, "successive elimination width (0: every move, every world)", 0, maximum=100),
@@ -397,15 +394,7 @@ AGENTS: dict[str, AgentEntry] = {
             "information-set Monte Carlo tree search: one tree over the seat's information set",
             (
                 Param("iterations", int, 400, "iterations (sampled deals) per decision", minimum=1, maximum=5000),
-                Param(
-                    "budget_ms",
-                    float,
-                    None,
-                    "time per decision in ms (none: all iterations)",
-                    0,
-                    nullable=True,
-                    maximum=MAX_BUDGET_MS,
-                ),
+                _BUDGET,
                 Param(
                     "c", float, 1.0, "exploration constant (PUCT, or UCB1 with guide=0 and no prior)", 0, maximum=100
                 ),
@@ -417,7 +406,7 @@ AGENTS: dict[str, AgentEntry] = {
                     nullable=True,
                     spec=True,
                 ),
-                Param("playout", str, "rule", "playout policy: rule, greedy or an agent spec", spec=True),
+                _RULE_PLAYOUT,
                 _DEPTH,
                 Param(
                     "guide",

@@ -271,3 +271,27 @@ def last_error_without_numba(code: str) -> str:
     run = subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True)
     assert run.returncode != 0
     return run.stderr.strip().splitlines()[-1]
+
+
+def card_decisions(rules: Any, seed: int, every: int, dealer: int) -> Any:
+    """(match, view) at every ``every``-th decision of a hand of ``hard`` bots, dealt by
+    ``dealer`` from ``seed``, where a card is chosen among several: the positions the
+    search tests ask their searchers about."""
+    from agents.bots.heuristic import HardAgent
+    from dehla_env.view import view_of
+
+    rng = np.random.default_rng(seed)
+    match = MatchState(rules, dealer)
+    match.apply_deal(match.random_deck(rng))
+    bots = [HardAgent(s) for s in range(rules.players)]
+    step = 0
+    while not match.hand.complete:
+        if match.is_chance():
+            match.sample_chance(rng)
+            continue
+        seat = match.hand.to_act
+        view = view_of(match, seat)
+        if step % every == 0 and match.hand.phase == Phase.PLAY and len(view.legal_actions) > 1:
+            yield match, view
+        match.apply_action(bots[seat].act(view))
+        step += 1

@@ -8,19 +8,18 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from helpers import card_decisions
 
 from agents.arena import play_hand
 from agents.bots.batched import make_batched_policy
-from agents.bots.heuristic import HardAgent
 from agents.bots.sampler import WorldSampler, match_for
 from agents.registry import make_agent
 from agents.search.batched import BatchedSearchAgent
 from agents.search.pimc import outcome_score, tricks_left
 from agents.search.solver import Solver, position_of, result_cuts, solvable
-from dehla_env import MatchState, make_rules
+from dehla_env import make_rules
 from dehla_env.cards import shuffled_deck
 from dehla_env.encoding import ObservationEncoder
-from dehla_env.engine import Phase
 from dehla_env.vector.engine import DONE
 from dehla_env.view import view_of
 from tests.rulesets import FOUR_PLAYER, ruleset_id
@@ -42,22 +41,8 @@ def test_plays_legal_moves_in_every_four_player_ruleset(name: str, options: dict
 
 
 def _positions(rules, seed: int, every: int = 5):
-    """(match, view) at every ``every``-th card decision of a hand of hard bots."""
-    rng = np.random.default_rng(seed)
-    match = MatchState(rules, 1)
-    match.apply_deal(match.random_deck(rng))
-    bots = [HardAgent(s) for s in range(4)]
-    step = 0
-    while not match.hand.complete:
-        if match.is_chance():
-            match.sample_chance(rng)
-            continue
-        seat = match.hand.to_act
-        view = view_of(match, seat)
-        if step % every == 0 and match.hand.phase == Phase.PLAY and len(view.legal_actions) > 1:
-            yield match, view
-        match.apply_action(bots[seat].act(view))
-        step += 1
+    """(match, view) at every ``every``-th card decision among several of a hand of hard bots."""
+    return card_decisions(rules, seed, every, dealer=1)
 
 
 @pytest.mark.parametrize(

@@ -7,16 +7,15 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from helpers import card_decisions
 
 from agents.arena import play_hand, run_duel
-from agents.bots.heuristic import HardAgent
 from agents.bots.sampler import WorldSampler, match_for
 from agents.registry import make_agent, parse_spec
 from agents.search.ismcts import ISMCTSAgent, card_classes, view_groups
 from agents.search.pimc import SearchAgent
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import TEN_RANK, card_id, shuffled_deck
-from dehla_env.engine import Phase
 from dehla_env.rules import Rules
 from dehla_env.view import PlayerView, view_of
 from tests.rulesets import RULESETS, ruleset_id
@@ -41,23 +40,8 @@ def test_plays_legal_moves_in_every_ruleset(name: str, options: dict) -> None:
 
 
 def _card_views(rules: Rules, seed: int, every: int = 4) -> Iterator[tuple[MatchState, PlayerView]]:
-    """(match, view) at every ``every``-th decision of a hand of hard bots where a
-    card is chosen among several."""
-    rng = np.random.default_rng(seed)
-    match = MatchState(rules, 2)
-    match.apply_deal(match.random_deck(rng))
-    bots = [HardAgent(s) for s in range(4)]
-    step = 0
-    while not match.hand.complete:
-        if match.is_chance():
-            match.sample_chance(rng)
-            continue
-        seat = match.hand.to_act
-        view = view_of(match, seat)
-        if step % every == 0 and match.hand.phase == Phase.PLAY and len(view.legal_actions) > 1:
-            yield match, view
-        match.apply_action(bots[seat].act(view))
-        step += 1
+    """(match, view) at every ``every``-th card decision among several of a hand of hard bots."""
+    return card_decisions(rules, seed, every, dealer=2)
 
 
 @pytest.mark.parametrize("guide", [0.0, 0.5], ids=["ucb", "guided-puct"])
