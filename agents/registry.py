@@ -114,6 +114,9 @@ class AgentEntry:
     params: tuple[Param, ...]
     build: Builder
     positional: str | None = None  # the parameter a bare value fills (``policy:dehla``)
+    #: a search that may think for up to its time cap per decision: the web game runs
+    #: such a bot apart from its event loop
+    thinks: bool = False
 
     def param(self, key: str) -> Param:
         by_name = {p.name: p for p in self.params}
@@ -364,6 +367,7 @@ AGENTS: dict[str, AgentEntry] = {
                 _RELABEL,
             ),
             _search,
+            thinks=True,
         ),
         AgentEntry(
             "batched-search",
@@ -418,6 +422,7 @@ AGENTS: dict[str, AgentEntry] = {
                 ),
             ),
             _ismcts,
+            thinks=True,
         ),
         AgentEntry(
             "policy",

@@ -107,7 +107,7 @@ class Catalogue:
 def thinks(spec: str) -> bool:
     """Whether a spec involves a search anywhere (those bots think in a child process)."""
     entry, params = parse_spec(spec)
-    if entry is AGENTS["search"] or entry is AGENTS["ismcts"]:
+    if entry.thinks:
         return True
     return any(
         p.spec
