@@ -1,7 +1,7 @@
 """One PPO update of the trainer (``dehla-train``) in float32 and in bfloat16 autocast: its time per
 minibatch step, the share of it in matrix products, and the arithmetic rate that implies.
 
-    python benchmarks/update_speed.py [--config dehla] [--updates 2]
+    python benchmarks/update_speed.py [--config dehla] [--updates 2] [--compile]
 
 The update is the trainer's own (``ppo.update`` with its ``ppo.Learner``, on the CPU) on a
 synthetic rollout of the size a rollout of the config has (``num_games`` x ``rounds``
@@ -12,7 +12,9 @@ Adam). Per step means the update's time over its minibatch steps, the once-per-u
 work shared out. The matrix-product share comes from ``torch.profiler`` (``aten::mm``
 and ``aten::addmm``); the floating-point operations counted are those of the linear
 layers (forward, and backward for inputs and weights), so the rate says how close the
-step is to the CPU's peak.
+step is to the CPU's peak. ``--compile`` adds a third row: the bfloat16 update with the
+policy's network and the critic under ``torch.compile`` (the untimed first update
+compiles them), to see whether compiling pays on a machine.
 """
 
 from __future__ import annotations
@@ -40,13 +42,18 @@ from dehla_env.encoding import observation_size, privileged_size  # noqa: E402
 from dehla_env.rules import make_rules  # noqa: E402
 
 
-def time_update(a: train.Args, rollout: Rollout, d: int, p: int, updates: int) -> tuple[float, float, float]:
+def time_update(
+    a: train.Args, rollout: Rollout, d: int, p: int, updates: int, compile_nets: bool = False
+) -> tuple[float, float, float]:
     """Milliseconds per minibatch step of whole updates, the share of the profiled time in
     matrix products, and one step's linear-layer operations (forward, and backward for
     inputs and weights)."""
     policy = PolicyNet(d, tuple(a.hidden), a.card_features, a.arch)
     critic = ValueNet(d + p, tuple(a.critic_hidden or a.hidden))
     learner = ppo.Learner(policy, critic, a.learning_rate, torch.device("cpu"))
+    if compile_nets:
+        learner.policy.net = torch.compile(learner.policy.net)  # type: ignore[assignment]
+        learner.critic = torch.compile(learner.critic)  # type: ignore[assignment]
     s = a.ppo_settings()
     gen = torch.Generator().manual_seed(0)
     steps = a.update_epochs * -(-len(rollout.action) // a.minibatch_size)
@@ -69,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", default="dehla")
     parser.add_argument("--updates", type=int, default=2, help="timed updates per kind (after one untimed)")
+    parser.add_argument("--compile", action="store_true", help="also time the bfloat16 update under torch.compile")
     args = parser.parse_args(argv)
     a = train.load_args(args.config, [])
     rules = make_rules(a.rules, dict(a.rule_options))
@@ -97,10 +105,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.config}: {n} samples, {a.update_epochs} epochs of minibatch {a.minibatch_size}, observation {d}, "
         f"hidden {list(a.hidden)}, {torch.get_num_threads()} threads"
     )
-    print(f"{'update':10s}{'ms/step':>9s}{'matmul share':>14s}{'GFLOP/s':>9s}")
-    for bf16 in (False, True):
-        ms, share, flops = time_update(dataclasses.replace(a, bf16_update=bf16), rollout, d, p, args.updates)
-        print(f"{'bfloat16' if bf16 else 'float32':10s}{ms:9.1f}{share:14.0%}{flops / ms / 1e6:9.0f}")
+    print(f"{'update':13s}{'ms/step':>9s}{'matmul share':>14s}{'GFLOP/s':>9s}")
+    kinds = [("float32", False, False), ("bfloat16", True, False)]
+    if args.compile:
+        kinds.append(("bf16+compile", True, True))
+    for name, bf16, compile_nets in kinds:
+        kind = dataclasses.replace(a, bf16_update=bf16)
+        ms, share, flops = time_update(kind, rollout, d, p, args.updates, compile_nets)
+        print(f"{name:13s}{ms:9.1f}{share:14.0%}{flops / ms / 1e6:9.0f}")
     return 0
 
 
