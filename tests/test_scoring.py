@@ -9,7 +9,6 @@ units) is held to them on many positions.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -383,19 +382,7 @@ def test_the_fresh_tally_is_a_match_before_its_first_hand() -> None:
 
 
 # ---------------------------------------------------------------------- the solver's copy
-@dataclass
-class _Tally:
-    """A position's settled part, as the solver's ``HandTally`` reads it."""
-
-    rules: Rules
-    dealer: int
-    tricks: tuple[int, int]
-    tens: tuple[int, int]
-    cards_won: tuple[int, int]
-    contract: tuple[int, int, int] | None
-
-
-def _future_range(t: _Tally) -> int:
+def _future_range(t: Any) -> int:
     """The largest future value side 0 can still gain (the solver's units)."""
     from agents.search.solver import M_COURT, M_DEHLA, M_POINTS, M_TENS, objective_mode
 
@@ -411,7 +398,7 @@ def _future_range(t: _Tally) -> int:
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=str)
 def test_the_solver_result_cuts_are_where_the_hand_winner_changes(rules: Rules) -> None:
-    from agents.search.solver import hand_winner, result_cuts
+    from agents.search.solver import SettledTally, hand_winner, result_cuts
 
     rng = np.random.default_rng(3)
     for _ in range(300):
@@ -425,7 +412,7 @@ def test_the_solver_result_cuts_are_where_the_hand_winner_changes(rules: Rules) 
         tens = (ten0, ten_count - ten0)
         cards = (4 * tricks[0], 4 * tricks[1])
         contract = (int(rng.integers(0, 4)), int(rng.integers(7, 14)), 0)
-        t = _Tally(rules, int(rng.integers(0, 4)), tricks, tens, cards, contract)
+        t = SettledTally(rules, int(rng.integers(0, 4)), tricks, tens, cards, contract)
         cuts = set(result_cuts(t))
         for f in range(1, _future_range(t) + 1):
             changes = hand_winner(t, f) != hand_winner(t, f - 1)

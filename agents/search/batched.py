@@ -29,7 +29,6 @@ the solver its end.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,7 +36,7 @@ import numpy as np
 from agents.bots.sampler import Deal, WorldSampler
 from agents.gc_pause import cycle_collection_paused
 from agents.search.pimc import ActionPrior, SearchAgent, eliminate, outcome_score, side0_margin, tricks_left
-from agents.search.solver import Position, result_cuts, solvable
+from agents.search.solver import Position, SettledTally, result_cuts, solvable
 from dehla_env.engine.hand import HandState
 from dehla_env.rewards import RewardKind, side0_reward
 from dehla_env.rules import Rules, TrumpMaking
@@ -49,19 +48,6 @@ if TYPE_CHECKING:  # torch, for a belief only (a batched bot's playouts need non
 from dehla_env.vector.kernels import fastest_kernel
 from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import PlayerView
-
-
-@dataclass(frozen=True)
-class _GameTally:
-    """One batch game's :class:`~agents.search.solver.HandTally`: what its result depends on
-    besides the tricks still to play."""
-
-    rules: Rules
-    dealer: int
-    tricks: tuple[int, int]
-    tens: tuple[int, int]
-    cards_won: tuple[int, int]
-    contract: tuple[int, int, int] | None
 
 
 class BatchedSearchAgent(SearchAgent):
@@ -248,7 +234,7 @@ class BatchedSearchAgent(SearchAgent):
                 last_winner=last_winner,
                 tricks=(tricks[0], tricks[1]),
             )
-            tally = _GameTally(
+            tally = SettledTally(
                 rules=self.rules,
                 dealer=dealer,
                 tricks=pos.tricks,

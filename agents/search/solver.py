@@ -246,6 +246,19 @@ class HandTally(Protocol):
     def contract(self) -> tuple[int, int, int] | None: ...
 
 
+@dataclass(frozen=True)
+class SettledTally:
+    """A :class:`HandTally` from plain values: one game of the batched engine
+    (:meth:`agents.search.batched.BatchedSearchAgent.play_out`), or a made-up position."""
+
+    rules: Rules
+    dealer: int
+    tricks: tuple[int, int]
+    tens: tuple[int, int]
+    cards_won: tuple[int, int]
+    contract: tuple[int, int, int] | None
+
+
 def hand_winner(hand: HandTally, future0: int) -> int | None:
     """The hand's winner (None: no winner) when side 0 gains ``future0`` from ``hand``
     on, as :func:`dehla_env.scoring.hand_winner` decides it from the final totals (R1.6,
