@@ -221,9 +221,8 @@ def hand_outcome(
             return HandOutcome(winner, NO_SIDE, kot, (0, 0))
         case HandScoring.CONTRACT:
             side = _side_of(contract[0])
-            made = _of_side(side, tricks) >= contract[1]
-            delta = contract_change(contract[1], made)
             winner = hand_winner(rules, dealer=dealer, tricks=tricks, tens=tens, contract=contract)
+            delta = contract_change(contract[1], winner == side)  # R4.6: made when the bidders won
             return HandOutcome(winner, NO_SIDE, NO_SIDE, ((side == 0) * delta, (side == 1) * delta))
         case _:
             assert_never(scoring)
