@@ -91,6 +91,7 @@ from .engine import MatchState, Phase
 from .render import render_match
 from .rewards import RewardKind, last_hand_side0_reward, match_reward, reward_kind
 from .rules import Rules, make_rules
+from .seats import side_of
 
 EPISODES = ("hand", "match")
 _PLAY = Phase.PLAY
@@ -341,7 +342,7 @@ class raw_env(AECEnv):
         else:
             side0 = last_hand_side0_reward({self.reward_kind: 1.0}, match)
         for a in self.agents:
-            self.rewards[a] = side0 if self.agent_name_mapping[a] % 2 == 0 else -side0
+            self.rewards[a] = side0 if side_of(self.agent_name_mapping[a]) == 0 else -side0
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, Any]:

@@ -186,7 +186,7 @@ class SelfPlayEnv:
         self.rules = env.rules
         self.n, self.num_envs = env.rules.players, env.num_envs
         self.tables = relabel_tables(self.n)
-        self.sign = np.where(np.arange(self.n) % 2 == 0, 1.0, -1.0).astype(np.float32)
+        self.sign = np.where(side_of(np.arange(self.n)) == 0, 1.0, -1.0).astype(np.float32)
         self.counts = RolloutCounts()
         self.round = -1
         self.active = np.zeros(0, np.int64)

@@ -95,6 +95,7 @@ from ..env import EPISODES, ResetNeededError
 from ..errors import IllegalMoveError
 from ..rewards import reward_kind, side0_reward
 from ..rules import Rules, make_rules
+from ..seats import side_of
 from .engine import BID, DONE, DRAW, PLAY, TRUMP, BatchEngine
 from .observe import BatchObserver, float_observations
 
@@ -211,7 +212,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._obs_pool: list[np.ndarray] = []  # returned buffers, recycled once released (copy=True)
         self._mask_pool: list[np.ndarray] = []
         self._mask = np.zeros((N, NUM_ACTIONS), bool)
-        self._side_sign = np.where(np.arange(n) % 2 == 0, 1.0, -1.0).astype(np.float32)
+        self._side_sign = np.where(side_of(np.arange(n)) == 0, 1.0, -1.0).astype(np.float32)
         self._started = False
         self.final_obs = final_obs
 
