@@ -18,7 +18,7 @@ possible, and a move must be good across the deals that reach it, not in each on
    search's sampler: uniform over consistent deals);
 2. descend the tree from the root, at each node choosing among the moves legal *in
    that deal* for the seat to act (cards equivalent from that seat's point of view are
-   one move, :func:`card_classes`): UCB1 with availability counts (a move's exploration
+   one move, :func:`agents.search.pimc.card_classes`): UCB1 with availability counts (a move's exploration
    term counts the visits in which it was legal, not the parent's visits), or PUCT
    with ``prior`` (a policy network's probabilities at the searching seat's own nodes,
    uniform at the other seats' nodes, whose hands differ from deal to deal) or with
@@ -68,8 +68,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.bots.sampler import WorldSampler, match_for, view_in_world
-from agents.search.pimc import TIE_WEIGHT, ActionPrior, SearchAgent, rule_action
-from dehla_env.cards import FULL_PACK_MASK, TEN_RANK, rank_of, suit_of
+from agents.search.pimc import TIE_WEIGHT, ActionPrior, SearchAgent, card_classes, rule_action, view_groups
 from dehla_env.engine.hand import HandState, Phase
 from dehla_env.rules import Rules
 from dehla_env.seats import side_of
@@ -104,43 +103,9 @@ class Node:
 
 
 # ---------------------------------------------------------------------- moves
-def card_classes(legal: list[int], hand: int, played: int, trick: int, tens_matter: bool) -> list[list[int]]:
-    """``legal`` cards grouped into classes equivalent for a seat holding ``hand``:
-    cards of one suit with no live card of another seat (not ``played``, not in
-    ``hand``) and no card of the ``trick`` between them; a ten is never merged with a
-    non-ten where tens score (what :meth:`agents.search.pimc.SearchAgent.action_groups`
-    computes from a view). Each class ascending, the classes by their lowest card."""
-    others = (FULL_PACK_MASK & ~played & ~hand) | trick
-    groups: list[list[int]] = []
-    prev = -1
-    for c in sorted(legal):
-        if (
-            prev >= 0
-            and suit_of(c) == suit_of(prev)
-            and not others & ((1 << c) - (2 << prev))
-            and not (tens_matter and TEN_RANK in (rank_of(c), rank_of(prev)))
-        ):
-            groups[-1].append(c)
-        else:
-            groups.append([c])
-        prev = c
-    return groups
-
-
-def view_groups(view: PlayerView) -> list[list[int]]:
-    """The root's moves: card classes from the view, each trump action alone."""
-    legal = list(view.legal_actions)
-    if view.phase != Phase.PLAY:
-        return [[a] for a in legal]
-    trick = 0
-    for _seat, c in view.trick:
-        trick |= 1 << c
-    return card_classes(legal, view.hand_mask, view.played_mask, trick, view.rules.tens_scoring)
-
-
 def world_groups(world: HandState) -> list[list[int]]:
     """The moves of the seat to act in a sampled deal during card play: its classes of
-    equivalent cards (:func:`card_classes`, from that seat's knowledge)."""
+    equivalent cards (:func:`agents.search.pimc.card_classes`, from that seat's knowledge)."""
     seat = world.to_act
     trick = 0
     for c in world.trick_cards:
@@ -335,11 +300,9 @@ def _child(seed: int | None) -> int | None:
 __all__ = [
     "ISMCTSAgent",
     "Node",
-    "card_classes",
     "class_prior",
     "guide_move",
     "puct_choice",
     "ucb_choice",
-    "view_groups",
     "world_groups",
 ]

@@ -97,7 +97,7 @@ from agents.search.solver import (
     solvable,
 )
 from dehla_env.actions import TRUMP_OFFSET
-from dehla_env.cards import NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK, cards_of_suit
+from dehla_env.cards import FULL_PACK_MASK, NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK, cards_of_suit, rank_of, suit_of
 from dehla_env.engine.hand import HandState, Phase
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.tricks import trick_winner
@@ -415,6 +415,42 @@ def eliminate(totals: dict[int, float], active: list[int], worlds: int, prune: f
     return [a for a in active if totals[a] / worlds >= cut]
 
 
+def card_classes(legal: list[int], hand: int, played: int, trick: int, tens_matter: bool) -> list[list[int]]:
+    """``legal`` cards grouped into classes equivalent for a seat holding ``hand``:
+    cards of one suit with no live card of another seat (not ``played``, not in
+    ``hand``) and no card of the ``trick`` between them; a ten is never merged with a
+    non-ten where tens score. Each class ascending, the classes by their lowest card.
+    For the searching seat (:func:`view_groups`) the classes hold in every consistent
+    world; :mod:`agents.search.ismcts` also groups another seat's cards in one world."""
+    others = (FULL_PACK_MASK & ~played & ~hand) | trick
+    groups: list[list[int]] = []
+    prev = -1
+    for c in sorted(legal):
+        if (
+            prev >= 0
+            and suit_of(c) == suit_of(prev)
+            and not others & ((1 << c) - (2 << prev))
+            and not (tens_matter and TEN_RANK in (rank_of(c), rank_of(prev)))
+        ):
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+        prev = c
+    return groups
+
+
+def view_groups(view: PlayerView) -> list[list[int]]:
+    """The seat's legal actions grouped into classes equivalent in every consistent world
+    (:func:`card_classes` from what it knows); a trump decision or a bid alone."""
+    legal = list(view.legal_actions)
+    if view.phase != Phase.PLAY:
+        return [[a] for a in legal]
+    trick = 0
+    for _seat, c in view.trick:
+        trick |= 1 << c
+    return card_classes(legal, view.hand_mask, view.played_mask, trick, view.rules.tens_scoring)
+
+
 class SearchAgent(Agent):
     """Perfect-information Monte Carlo over uniformly sampled consistent deals."""
 
@@ -553,30 +589,9 @@ class SearchAgent(Agent):
         return totals, counts, active
 
     def action_groups(self, view: PlayerView) -> list[list[int]]:
-        """Legal actions grouped into classes equivalent in every consistent world."""
-        legal = list(view.legal_actions)
-        if view.phase != Phase.PLAY:
-            return [[a] for a in legal]
-        live = ((1 << 52) - 1) & ~view.played_mask  # cards in some hand
-        trick = 0
-        for _s, c in view.trick:
-            trick |= 1 << c
-        others = (live & ~view.hand_mask) | trick
-        tens_matter = view.rules.tens_scoring
-        groups: list[list[int]] = []
-        prev = -2
-        for c in sorted(legal):
-            if (
-                prev >= 0
-                and c // NUM_RANKS == prev // NUM_RANKS
-                and not others & ((1 << c) - (2 << prev))
-                and not (tens_matter and (c % NUM_RANKS == TEN_RANK or prev % NUM_RANKS == TEN_RANK))
-            ):
-                groups[-1].append(c)
-            else:
-                groups.append([c])
-            prev = c
-        return groups
+        """Legal actions grouped into classes equivalent in every consistent world
+        (:func:`view_groups`)."""
+        return view_groups(view)
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, world: HandState, actions: list[int], view: PlayerView) -> dict[int, float]:
