@@ -68,7 +68,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.bots.sampler import WorldSampler, match_for, view_in_world
-from agents.search.pimc import TIE_WEIGHT, ActionPrior, SearchAgent, card_classes, rule_action, view_groups
+from agents.search.pimc import TIE_WEIGHT, ActionPrior, SearchAgent, card_classes, child_seed, rule_action, view_groups
 from dehla_env.engine.hand import HandState, Phase
 from dehla_env.rules import Rules
 from dehla_env.seats import side_of
@@ -194,7 +194,7 @@ class ISMCTSAgent(Agent):
         self.prior = prior
         self.depth = depth
         # the search, for its playouts, its solver and its fallback to the hard bot
-        self.search = SearchAgent(rules, k=1, depth=depth, playout=playout, seed=_child(seed), margin=margin)
+        self.search = SearchAgent(rules, k=1, depth=depth, playout=playout, seed=child_seed(seed, 2), margin=margin)
         self.playout = self.search.playout
         self.last_scores: dict[int, float] = {}
         self.last_visits: dict[int, int] = {}
@@ -202,7 +202,7 @@ class ISMCTSAgent(Agent):
 
     def seed(self, seed: int | None) -> None:
         super().seed(seed)
-        self.search.seed(_child(seed))
+        self.search.seed(child_seed(seed, 2))
 
     def act(self, view: PlayerView) -> int:
         legal = view.legal_actions
@@ -290,11 +290,6 @@ class ISMCTSAgent(Agent):
 
     def __repr__(self) -> str:
         return f"ISMCTSAgent(iterations={self.iterations}, c={self.c}, depth={self.depth}, playout={self.playout!r})"
-
-
-def _child(seed: int | None) -> int | None:
-    """A seed for the search kept for playouts, independent of the bot's own stream."""
-    return None if seed is None else int(np.random.SeedSequence([seed, 2]).generate_state(1)[0])
 
 
 __all__ = [

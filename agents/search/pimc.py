@@ -415,6 +415,12 @@ def eliminate(totals: dict[int, float], active: list[int], worlds: int, prune: f
     return [a for a in active if totals[a] / worlds >= cut]
 
 
+def child_seed(seed: int | None, stream: int) -> int | None:
+    """A seed for stream ``stream`` of a bot seeded ``seed`` (its fallback, its playout
+    agents), independent of the bot's own generator; None for None."""
+    return None if seed is None else int(np.random.SeedSequence([seed, stream]).generate_state(1)[0])
+
+
 def card_classes(legal: list[int], hand: int, played: int, trick: int, tens_matter: bool) -> list[list[int]]:
     """``legal`` cards grouped into classes equivalent for a seat holding ``hand``:
     cards of one suit with no live card of another seat (not ``played``, not in
@@ -495,7 +501,7 @@ class SearchAgent(Agent):
         self.margin = margin
         self.prune = prune
         self.rollout_depth = depth if rollout_depth is None else rollout_depth
-        child = None if seed is None else int(np.random.SeedSequence([seed, 1]).generate_state(1)[0])
+        child = child_seed(seed, 1)
         self.fallback = HardAgent(child)
         self.policy: Agent | None = None if isinstance(playout, str) else playout
         self.opponent_policy: Agent | None = opponents
@@ -510,7 +516,7 @@ class SearchAgent(Agent):
 
     def seed(self, seed: int | None) -> None:
         super().seed(seed)
-        child = None if seed is None else int(np.random.SeedSequence([seed, 1]).generate_state(1)[0])
+        child = child_seed(seed, 1)
         self.fallback.seed(child)
         for agent in (self.policy, self.opponent_policy):
             if agent is not None:
