@@ -291,6 +291,34 @@ def test_sigterm_during_imitation_stops_within_seconds(tmp_path: Path) -> None:
     assert sorted(p.name for p in _run_dir(tmp_path).iterdir() if not p.name.startswith("events")) == ["config.yaml"]
 
 
+def _deaf_to_sigterm(started: Path) -> None:
+    """A task that will not end on SIGTERM, as a worker deep in compiled code behaves."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    started.touch()
+    time.sleep(60)
+
+
+def test_ending_the_workers_is_bounded_even_when_one_ignores_sigterm(tmp_path: Path) -> None:
+    """A stopped run ends its rollout workers with SIGTERM; one that does not honour it
+    is killed after a short wait, so the run still stops within seconds."""
+    from agents.training.workers import Workers
+
+    workers = Workers(1, runs.Stop())
+    procs = list(workers.pool._pool)
+    started = tmp_path / "started"
+    pending = workers.pool.map_async(_deaf_to_sigterm, [started])
+    deadline = time.time() + 60
+    while not started.exists():  # until the worker is inside the task, SIGTERM ignored
+        assert time.time() < deadline and not pending.ready()
+        time.sleep(0.05)
+    t0 = time.time()
+    workers.terminate()
+    assert time.time() - t0 < 6
+    for p in procs:
+        p.join(5)
+        assert p.exitcode is not None, "the worker outlived terminate()"
+
+
 def test_a_worker_on_its_way_out_lets_a_sigterm_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """A rollout worker ends on SIGTERM (exit 143), but one the pool has told to end is
     running multiprocessing's exit handlers: a SIGTERM then (Pool.terminate's, or one

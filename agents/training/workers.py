@@ -48,6 +48,10 @@ def _worker_init() -> None:
     atexit.register(signal.signal, signal.SIGTERM, signal.SIG_IGN)
 
 
+#: seconds :meth:`Workers.terminate` waits for the pool to end its workers, before it kills them
+_TERMINATE_WAIT = 2.0
+
+
 class Workers:
     """A persistent pool of rollout processes (``spawn``: forking a process whose torch
     thread pools are running can deadlock the child). ``n <= 0`` runs in-process.
@@ -106,7 +110,11 @@ class Workers:
         procs = list(pool._pool)
         ender = threading.Thread(target=pool.terminate, daemon=True)
         ender.start()
-        ender.join(10)
-        if ender.is_alive():  # a worker died holding a queue lock: kill the rest, move on
+        ender.join(_TERMINATE_WAIT)
+        if ender.is_alive():
+            # a worker slow to honour SIGTERM (busy in compiled code on a loaded machine)
+            # or one that died holding a queue lock: kill them all, give the pool's own
+            # threads a moment to notice, and move on (they are daemons)
             for p in procs + list(pool._pool):
                 p.kill()
+            ender.join(_TERMINATE_WAIT)
