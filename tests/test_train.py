@@ -734,8 +734,9 @@ def _observation_codes(count: int):
     return np.concatenate(rows)[:count], env.observation_scale
 
 
+@pytest.mark.parametrize("arch", ["mlp", "suits"])
 @pytest.mark.parametrize("bf16", [False, True])
-def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: bool) -> None:
+def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: bool, arch: str) -> None:
     """``learner_inputs`` builds the policy's input (observation and card features) and the
     critic's (observation and hidden cards) for the whole rollout once, from the stored
     observation codes; a minibatch read from them gives, bit for bit, the logits and
@@ -744,7 +745,7 @@ def test_the_inputs_an_update_prepares_once_give_the_networks_own_outputs(bf16: 
     from agents.nets.policy import PolicyNet, ValueNet
 
     torch.manual_seed(0)
-    policy, critic = PolicyNet(826, (64, 32), card_features=True), ValueNet(826 + 8, (64, 32))
+    policy, critic = PolicyNet(826, (64, 32), card_features=True, arch=arch), ValueNet(826 + 8, (64, 32))
     rollout = _fixed_rollout(policy, 40, seed=2)
     rollout.obs, rollout.obs_scale = _observation_codes(40)
     assert (rollout.obs_scale > 1).any()  # fractions among the entries
