@@ -8,9 +8,16 @@ costs), in a temporary run directory; then the raw env's random-legal loop of
 ``benchmarks/env_speed.py`` on the same ruleset. Prints where training's time went,
 the decisions per second of each, and, last, their ratio (``ratio 0.31``): training
 decisions (every seat's, as the env counts them) per second of rollout plus update,
-over the raw env's decisions per second. A run of one update goes first, untimed (it
-builds the thread pools, compiles the kernels and warms the caches: its one update can
-take longer than several warm ones), and the rates are those of the run after it.
+over the raw env's decisions per second.
+
+The figures are those of a run's updates once it is going, what a run of hundreds of
+updates spends its time on: a run of one update goes first, untimed (it builds the
+thread pools, compiles the kernels and warms the caches), and then two runs are timed,
+of one update and of ``1 + --updates``; the rates are of their difference. Each run
+starts its own rollout workers, and a worker's first shard also imports torch and
+builds its env (about 1.7 s on a 2-core machine, as long as a warm update's rollout):
+the difference leaves that out, where one timed run of a few updates counted it as
+training time.
 """
 
 from __future__ import annotations
@@ -65,9 +72,10 @@ def main() -> None:
     a = train.load_args(cli.config, cli.override)
     with tempfile.TemporaryDirectory() as tmp:
         run_training(cli.config, 1, tmp + "/warm", cli.override)  # untimed: see the module docstring
-        full = run_training(cli.config, cli.updates, tmp + "/full", cli.override)
-    per = full["seconds"]
-    decisions = full["decisions"] * 1.0
+        first = run_training(cli.config, 1, tmp + "/first", cli.override)
+        full = run_training(cli.config, 1 + cli.updates, tmp + "/full", cli.override)
+    per = {k: full["seconds"][k] - first["seconds"][k] for k in full["seconds"]}
+    decisions = float(full["decisions"] - first["decisions"])
     train_rate = decisions / (per["rollout"] + per["update"])
     randoms = np.random.default_rng(0).random(cli.steps * 2).tolist()
     raw = max(aec_loop(raw_env, a.rules, dict(a.rule_options), cli.steps, 0, randoms) for _ in range(3))
