@@ -255,6 +255,32 @@ def findings(group: str) -> Callable[[], str]:
     return render
 
 
+def curves(group: str) -> Callable[[], str]:
+    """The learning curves of one findings group's training runs, side by side per
+    wall-clock minute: at each mark, each run's latest evaluation against ``hard`` (the
+    trainer's in-memory arena duel, ``eval_every`` / ``eval_deals``) and its update then.
+    A run's curve is its record's ``training.curve``: ``minutes`` since the run started
+    (the warm start included), ``update``, ``figure`` and ``interval``."""
+
+    def render() -> str:
+        runs = [r for r in load("findings")["records"] if r["group"] == group and "curve" in r.get("training", {})]
+        step = max(r["training"].get("curve_step", 2) for r in runs)
+        first = min(p["minutes"] for r in runs for p in r["training"]["curve"])
+        last = min(r["training"]["curve"][-1]["minutes"] for r in runs)
+        marks = range(step * -(-int(first) // step), int(last) + 1, step)
+        rows = []
+        for m in marks:
+            row = [str(m)]
+            for r in runs:
+                seen = [p for p in r["training"]["curve"] if p["minutes"] <= m]
+                row.append(f"{figure_ci(seen[-1])} (update {seen[-1]['update']})" if seen else "")
+            rows.append(row)
+        header = ["minutes", *(r["title"] for r in runs)]
+        return table(header, rows, "r" * len(header))
+
+    return render
+
+
 def signed(x: float, decimals: int = 0) -> str:
     """A rating or a gap with its sign (``+332``, ``-0.044``), as ladders print them."""
     return f"{x:+.{decimals}f}"
@@ -380,6 +406,8 @@ def tables() -> dict[str, Callable[[], str]]:
     }
     for g in load("findings")["groups"]:
         named[f"findings-{g['id']}"] = findings(g["id"])
+        if g.get("curves"):
+            named[f"curves-{g['id']}"] = curves(g["id"])
     return named
 
 
