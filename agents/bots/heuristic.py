@@ -40,8 +40,6 @@ from dehla_env.seats import side_of
 from dehla_env.tricks import beats, trick_winner
 from dehla_env.view import PlayerView
 
-LEVELS = ("easy", "medium", "hard")
-
 
 class HeuristicAgent(Agent):
     """Shared decisions (trump, bids) and the level-specific card play."""

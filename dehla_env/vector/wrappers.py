@@ -93,7 +93,7 @@ class LearnerVectorEnv:
         self.env = env
         self.num_envs = env.num_envs
         self.learner_seats = tuple(seats)
-        self.learner_side = seats[0] % 2
+        self.learner_side = side_of(seats[0])
         self.single_observation_space = env.single_observation_space
         self.single_action_space = env.single_action_space
         others = [s for s in range(n) if s not in seats]
