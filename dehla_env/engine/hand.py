@@ -36,6 +36,7 @@ from ..cards import NUM_CARDS, SUIT_LETTERS, SUIT_MASKS, TEN_RANK, card_text, ca
 from ..errors import IllegalMoveError
 from ..rules import HandScoring, Rules, TrumpMaking
 from ..scoring import card_points, hand_outcome, side_or_none
+from ..seats import side_of
 from ..tricks import trick_winner
 
 CHANCE = -1  # ``to_act`` while a chance step (deal, draw) is due
@@ -458,7 +459,7 @@ class HandState:
         cards = self.trick_cards
         seats = self.trick_seats
         winner = seats[trick_winner(cards, self.trump)]
-        side = winner & 1
+        side = side_of(winner)
         tens_here = 0
         for c in cards:
             if rank_of(c) == TEN_RANK:

@@ -58,6 +58,7 @@ from ..cards import NUM_CARDS, NUM_RANKS, TEN_RANK, rank_of, shuffled_deck, suit
 from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phase, TrumpContext
 from ..rules import Rules, TrumpMaking
 from ..scoring import batch, hand_outcome
+from ..seats import side_of
 from ..tricks import trick_keys
 from . import kernels
 
@@ -610,7 +611,7 @@ class BatchEngine:
         f = self.all if isinstance(F, slice) else F
         tc = self.trick_cards[F]
         w = self.best_seat[F].copy()
-        side = w & 1
+        side = side_of(w)
         done = self.ntricks[F] + 1
         self._trick_winners_flat[f * self.num_tricks + done - 1] = w
         fs = f * 2 + side  # the winner's side in the (N, 2) per-side arrays, flat

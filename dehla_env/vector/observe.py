@@ -42,6 +42,7 @@ from ..cards import NUM_CARDS
 from ..encoding import NUM_BID_CHOICES, layout_for
 from ..rules import MatchScoring, Rules
 from ..scoring import FRESH_TALLY, NO_SIDE, HandOutcome, batch, score_match
+from ..seats import side_of
 from . import kernels
 from .engine import BID, DONE, PLAY, TRUMP, BatchEngine
 from .kernel_types import EngineArrays, RowLayout
@@ -288,7 +289,7 @@ class BatchObserver:
         if held is None:
             held = e.hands[idx, seats]
         row = idx * (2 * n) + seats  # row of the doubled per-seat arrays' windows
-        side = seats & 1
+        side = side_of(seats)
         won_own = idx * 2 + side
         won_other = won_own + 1 - 2 * side
         # ---- one-hot entries (column of each 1 per row)
@@ -338,7 +339,7 @@ class BatchObserver:
             shown = cs >= 0
             con = np.empty((k, 2), self.dtype)
             con[:, 0] = np.where(shown, self.t_bid[e.contract_level[g]], 0)
-            con[:, 1] = shown & ((cs & 1) == side)
+            con[:, 1] = shown & (side_of(cs) == side)
         # ---- write the rows
         if len(self._rowbase) < min(k, self.CHUNK):
             self._rowbase = np.arange(min(k, self.CHUNK), dtype=np.int64) * self.size
@@ -372,4 +373,4 @@ class BatchObserver:
             fm = first_hand_match(self.rules, self.engine, idx[d])
             feats = match_codes if self.codes else match_features
             o = self.o["match"]
-            out[d, o : o + 8] = feats(self.rules, fm, seats[d] & 1)
+            out[d, o : o + 8] = feats(self.rules, fm, side_of(seats[d]))
