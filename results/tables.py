@@ -255,6 +255,10 @@ def findings(group: str) -> Callable[[], str]:
     return render
 
 
+#: the wall-clock minutes between two rows of a curves table
+CURVE_MARKS_MINUTES = 2
+
+
 def curves(group: str) -> Callable[[], str]:
     """The learning curves of one findings group's training runs, side by side per
     wall-clock minute: at each mark, each run's latest evaluation against ``hard`` (the
@@ -264,7 +268,7 @@ def curves(group: str) -> Callable[[], str]:
 
     def render() -> str:
         runs = [r for r in load("findings")["records"] if r["group"] == group and "curve" in r.get("training", {})]
-        step = max(r["training"].get("curve_step", 2) for r in runs)
+        step = CURVE_MARKS_MINUTES
         first = min(p["minutes"] for r in runs for p in r["training"]["curve"])
         last = min(r["training"]["curve"][-1]["minutes"] for r in runs)
         marks = range(step * -(-int(first) // step), int(last) + 1, step)
