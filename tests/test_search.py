@@ -15,6 +15,7 @@ from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
 from dehla_env.engine import Phase
 from dehla_env.view import view_of
+from tests.helpers import card_decisions
 from tests.rulesets import RULESETS, ruleset_id
 
 ALL_RULESETS = RULESETS
@@ -42,31 +43,17 @@ def test_same_decisions_when_hidden_cards_are_redealt(name: str, options: dict) 
     closed trump) consistently with its view: the seat's view is unchanged and the bot,
     seeded alike, decides alike, with the same scores."""
     rules = make_rules(name, **options)
-    rng = np.random.default_rng(21)
-    match = MatchState(rules, 2)
-    match.apply_deal(match.random_deck(rng))
-    bots = [HardAgent(s) for s in range(4)]
     checked = 0
-    step = 0
-    while not match.hand.complete:
-        hand = match.hand
-        if match.is_chance():
-            match.sample_chance(rng)
-            continue
-        seat = hand.to_act
-        view = view_of(match, seat)
-        if step % 5 == 0 and len(view.legal_actions) > 1 and hand.phase == Phase.PLAY:
-            other = WorldSampler(view)
-            world = other.world(other.sample(np.random.default_rng(1000 + step)))
-            twin_view = view_of(match_for(world, view), seat)
-            assert twin_view == view
-            a = SearchAgent(rules, k=3, depth=3, seed=77)
-            b = SearchAgent(rules, k=3, depth=3, seed=77)
-            assert a.act(view) == b.act(twin_view)
-            assert a.last_scores == b.last_scores
-            checked += 1
-        match.apply_action(bots[seat].act(view))
-        step += 1
+    for step, (_match, view) in enumerate(card_decisions(rules, 21, every=5, dealer=2)):
+        other = WorldSampler(view)
+        world = other.world(other.sample(np.random.default_rng(1000 + step)))
+        twin_view = view_of(match_for(world, view), view.seat)
+        assert twin_view == view
+        a = SearchAgent(rules, k=3, depth=3, seed=77)
+        b = SearchAgent(rules, k=3, depth=3, seed=77)
+        assert a.act(view) == b.act(twin_view)
+        assert a.last_scores == b.last_scores
+        checked += 1
     assert checked >= 5
 
 
