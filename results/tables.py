@@ -209,15 +209,21 @@ def speed() -> str:
     return table(["what", "ratio", "baseline (same run)", "spread", "command"], rows, "lrlll")
 
 
+def group_records(group: str) -> list[Record]:
+    """One findings group's own records, then those of its ``include`` (by id, from
+    any results file)."""
+    data = load("findings")
+    spec = next(g for g in data["groups"] if g["id"] == group)
+    by_id = all_records()
+    return [r for r in data["records"] if r["group"] == group] + [by_id[i] for i in spec["include"]]
+
+
 def findings(group: str) -> Callable[[], str]:
     """The table of one group of findings: its own records, then the records of other
     files it is compared with (the group's ``include``)."""
 
     def render() -> str:
-        data = load("findings")
-        spec = next(g for g in data["groups"] if g["id"] == group)
-        by_id = all_records()
-        records = [r for r in data["records"] if r["group"] == group] + [by_id[i] for i in spec["include"]]
+        records = group_records(group)
         mixed = any(r["rules"] != "dehla" or r.get("options") for r in records)
         extra_flat = any("flat" in r for r in records)
         extra_ms = any("ms_per_decision" in r for r in records)
@@ -264,10 +270,11 @@ def curves(group: str) -> Callable[[], str]:
     wall-clock minute: at each mark, each run's latest evaluation against ``hard`` (the
     trainer's in-memory arena duel, ``eval_every`` / ``eval_deals``) and its update then.
     A run's curve is its record's ``training.curve``: ``minutes`` since the run started
-    (the warm start included), ``update``, ``figure`` and ``interval``."""
+    (the warm start included), ``update``, ``figure`` and ``interval``; the runs are the
+    group's records that have one, its ``include`` among them."""
 
     def render() -> str:
-        runs = [r for r in load("findings")["records"] if r["group"] == group and "curve" in r.get("training", {})]
+        runs = [r for r in group_records(group) if "curve" in r.get("training", {})]
         step = CURVE_MARKS_MINUTES
         first = min(p["minutes"] for r in runs for p in r["training"]["curve"])
         last = min(r["training"]["curve"][-1]["minutes"] for r in runs)
