@@ -956,22 +956,6 @@ class ObservationEncoder:
         buf[o] = tn[0] * self._inv_tens
         buf[o + 1] = tn[1] * self._inv_tens
 
-    def history(self, match: MatchState, seat: int) -> np.ndarray:
-        """Ordered card plays (see :func:`history_from_view`) from the public tricks."""
-        hand = match.hand
-        n = self.n
-        out = np.full((self.rules.deck_size, 3), -1, dtype=np.int16)
-        rows = []
-        for t, (leader, cards, _w) in enumerate(hand.history):
-            for j, c in enumerate(cards):
-                rows.append(((leader + j - seat) % n, c, t))
-        t = len(hand.history)
-        for s, c in zip(hand.trick_seats, hand.trick_cards):
-            rows.append(((s - seat) % n, c, t))
-        if rows:
-            out[: len(rows)] = rows
-        return out
-
     def _played(self, board: _Board, h: Any) -> None:
         """Cards played since the board was last written: ``played``, ``voids`` and the
         counts of the seats that played them."""

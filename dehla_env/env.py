@@ -82,6 +82,7 @@ from .actions import MASK_DTYPE, NUM_ACTIONS, card_mask
 from .encoding import (
     NUM_BID_CHOICES,
     ObservationEncoder,
+    history_from_view,
     layout_for,
     privileged_features,
     privileged_size,
@@ -92,6 +93,7 @@ from .render import render_match
 from .rewards import RewardKind, last_hand_side0_reward, match_reward, reward_kind
 from .rules import Rules, make_rules
 from .seats import side_of
+from .view import view_of
 
 EPISODES = ("hand", "match")
 _PLAY = Phase.PLAY
@@ -352,7 +354,7 @@ class raw_env(AECEnv):
         mask = self._mask if agent == self.agent_selection else self._zero_mask
         if not self.structured:
             return {"observation": flat, "action_mask": mask.copy()}
-        history = self.encoder.history(match, seat)
+        history = history_from_view(view_of(match, seat))
         return {"observation": structured_from_flat(flat, history, self.num_players), "action_mask": np.array(mask)}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
