@@ -46,7 +46,7 @@ from dehla_env.actions import (
 )
 from dehla_env.cards import RANK_LETTERS, SUIT_LETTERS, rank_of, suit_of
 from dehla_env.commands import typed_command
-from dehla_env.engine import DRAWN, MatchState, Phase, TrumpContext
+from dehla_env.engine import DRAWN, MatchState, MatchWinner, Phase, TrumpContext
 from dehla_env.rules import PRESETS, MatchScoring, Rules, TrumpMaking, make_rules, parse_option_pairs
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView, view_of
@@ -387,7 +387,7 @@ class TerminalGame:
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ the match
-    def run(self) -> int | str | None:
+    def run(self) -> MatchWinner | None:
         """Play until the match ends (returns the winner: 0, 1 or ``"draw"``) or the
         person leaves (returns None; :attr:`left` says how)."""
         rules = self.rules

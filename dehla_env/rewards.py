@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .rules import MatchScoring, Rules
+from .scoring import MatchWinner
 
 #: the most a ``coat-pees`` hand can change the score by (R4.4: a failed bid of 13)
 MAX_CONTRACT_SWING = 26
@@ -158,6 +159,6 @@ def last_hand_side0_reward(weights: Mapping[RewardKind, float], match: Any) -> f
     )
 
 
-def match_reward(winner: int | str | None) -> float:
+def match_reward(winner: MatchWinner | None) -> float:
     """Side 0's ``win`` reward for a whole match: +1/-1 for the winner, 0 for a draw."""
     return 1.0 if winner == 0 else -1.0 if winner == 1 else 0.0

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .actions import TRUMP_OFFSET
-from .engine import CHANCE, TERMINAL, MatchState, Phase
+from .engine import CHANCE, TERMINAL, MatchState, MatchWinner, Phase
 from .engine.hand import FIRST_STAGE_CARDS, HandState
 from .rules import Rules, TrumpMaking
 from .seats import side_of
@@ -66,7 +66,7 @@ class PlayerView(NamedTuple):
     points: tuple[int, int]
     streak: tuple[int, int] | None
     hands_completed: int
-    match_winner: int | str | None
+    match_winner: MatchWinner | None
     legal_actions: tuple[int, ...]  # this seat's legal actions if it is to act, else ()
 
     @property

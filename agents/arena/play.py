@@ -28,7 +28,7 @@ from agents.arena.deals import (
 from agents.arena.stats import Estimate, ratio_ci
 from agents.base import Agent
 from agents.registry import make_agent
-from dehla_env.engine import DRAWN, NOBODY, MatchState, Phase
+from dehla_env.engine import DRAWN, NOBODY, MatchState, MatchWinner, Phase
 from dehla_env.rules import Rules
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView, view_of
@@ -100,7 +100,7 @@ def play_hand(
 class _MatchPlayed:
     """One whole match, seen from side 0."""
 
-    winner: int | str | None  # 0, 1, DRAWN, or None when stopped at MATCH_HAND_CAP
+    winner: MatchWinner | None  # 0, 1, DRAWN, or None when stopped at MATCH_HAND_CAP
     hand_winners: tuple[int | None, ...]
     kots: tuple[int, ...]
     points: tuple[int, ...]
@@ -214,7 +214,7 @@ class DealRecord:
     defend_won: float = 0.0
 
 
-def _share(winner: int | str | None, a_side: int) -> float:
+def _share(winner: MatchWinner | None, a_side: int) -> float:
     """A's score of one hand or match: a win 1, no winner or a draw half."""
     if winner is None or winner == DRAWN:
         return 0.5
