@@ -14,6 +14,7 @@ from helpers import MISSING_NUMBA, last_error_without_numba
 from test_vector_equivalence import CONFIGS, SIX, _id, run_equivalence
 
 from dehla_env import make_rules
+from dehla_env.cards import shuffled_deck
 from dehla_env.vector import random_legal, vector_env
 from dehla_env.vector.engine import DONE, BatchEngine
 from dehla_env.vector.observe import BatchObserver
@@ -66,11 +67,14 @@ def test_kernel_deals_are_the_one_shuffles_deals(rules: str) -> None:
     name, *rest = rules.split()
     options = dict(item.split("=") for item in rest)
     r = make_rules(name, **{k: int(v) for k, v in options.items()})
-    a, b = np.random.default_rng(11), np.random.default_rng(11)
-    decks, dealers = BatchEngine(r, 4).sample_deals(a, 300)
-    k_decks, k_dealers = BatchEngine(r, 4, kernel="numba").sample_deals(b, 300)
-    assert np.array_equal(decks, k_decks) and np.array_equal(dealers, k_dealers)
-    assert a.random() == b.random()  # the generators moved alike
+    one = np.random.default_rng(11)  # the scalar env's draws: a dealer, then the one shuffle (R0.3)
+    expected = [(int(one.integers(r.players)), shuffled_deck(one, r.packs)) for _ in range(300)]
+    after = one.random()
+    for kernel in ("numpy", "numba"):
+        rng = np.random.default_rng(11)
+        decks, dealers = BatchEngine(r, 4, kernel=kernel).sample_deals(rng, 300)
+        assert [(int(d), deck.tolist()) for d, deck in zip(dealers, decks, strict=True)] == expected, kernel
+        assert rng.random() == after, kernel  # the generator moved as the scalar draws move it
 
 
 @pytest.mark.parametrize("index", [0, 1, 6, 9, 11], ids=[_id(CONFIGS[i]) for i in [0, 1, 6, 9, 11]])

@@ -54,7 +54,7 @@ from typing import Any, assert_never
 import numpy as np
 
 from ..actions import BID_OFFSET, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
-from ..cards import NUM_CARDS, NUM_RANKS, TEN_RANK, rank_of, shuffled_deck, suit_of
+from ..cards import NUM_CARDS, NUM_RANKS, TEN_RANK, rank_of, suit_of
 from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phase, TrumpContext
 from ..rules import Rules, TrumpMaking
 from ..scoring import batch, hand_outcome
@@ -106,6 +106,20 @@ def _same_past(a: HandState, b: HandState) -> bool:
         and a.takes == b.takes
         and a.bids == b.bids
     )
+
+
+def draw_deals(rng: np.random.Generator, k: int, n: int, deck_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``k`` deals of ``n`` players: per game a dealer (R1.10), then the one shuffle
+    (R0.3: :func:`~dehla_env.cards.shuffled_deck`'s permutation, each id three times
+    with three packs, R2.8), from ``rng`` in the scalar env's order. Plain Python that
+    numba also compiles (:mod:`dehla_env.vector.jitted`): the same code either way, and
+    the same draws (numba's ``integers`` and ``permutation`` draw what numpy's draw)."""
+    decks = np.empty((k, deck_size), np.int64)
+    dealers = np.empty(k, np.int64)
+    for i in range(k):
+        dealers[i] = rng.integers(0, n)
+        decks[i, :] = rng.permutation(deck_size) % NUM_CARDS
+    return decks, dealers
 
 
 class BatchEngine:
@@ -228,15 +242,10 @@ class BatchEngine:
     def sample_deals(self, rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
         """``k`` deals: per game a uniformly drawn dealer (R1.10) then a deck from the one
         shuffle (:func:`~dehla_env.cards.shuffled_deck`), in the order the scalar env
-        draws them, so game 0 of a fresh generator is dealt as ``raw_env`` deals it."""
-        if self.kernel == "numba":
-            decks, dealers = self._jit.sample_deals(rng, k, self.n, self.deck_size)
-            return decks, dealers
-        decks = np.empty((k, self.deck_size), np.int64)
-        dealers = np.empty(k, np.int64)
-        for i in range(k):
-            dealers[i] = rng.integers(self.n)
-            decks[i] = shuffled_deck(rng, self.packs)
+        draws them, so game 0 of a fresh generator is dealt as ``raw_env`` deals it
+        (:func:`draw_deals`, compiled with ``kernel="numba"``)."""
+        draw = self._jit.sample_deals if self.kernel == "numba" else draw_deals
+        decks, dealers = draw(rng, k, self.n, self.deck_size)
         return decks, dealers
 
     def deal(self, g: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:

@@ -1,9 +1,11 @@
 """The numba kernels of :mod:`dehla_env.vector.kernels` (imported only when asked for).
 
-Each function does a game at a time what the numpy method it names does for all games
-at once, reading a :class:`~dehla_env.vector.engine.BatchEngine`'s own arrays
+The deals are the batched engine's own function compiled
+(:func:`~dehla_env.vector.engine.draw_deals`). The observation writer does a row at a time
+what :meth:`~dehla_env.vector.observe.BatchObserver.observe` does for all rows at once,
+reading a :class:`~dehla_env.vector.engine.BatchEngine`'s own arrays
 (:class:`~dehla_env.vector.kernel_types.EngineArrays`); ``tests/test_vector_kernels.py``
-holds each to that method, bit for bit.
+holds both to their reference, bit for bit.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 from ..cards import NUM_CARDS
 from ..encoding import NUM_BID_CHOICES
 from ..engine.hand import FIRST_STAGE_CARDS, Phase
+from .engine import draw_deals
 from .kernel_types import EngineArrays, RowLayout
 
 jit = numba.njit(cache=True, nogil=True)
@@ -23,17 +26,8 @@ BID = int(Phase.BID)
 PLAY = int(Phase.PLAY)
 
 
-@jit
-def sample_deals(rng: np.random.Generator, k: int, n: int, deck_size: int) -> tuple[np.ndarray, np.ndarray]:
-    """``BatchEngine.sample_deals``: per game a dealer (R1.10), then the one shuffle (R0.3)."""
-    decks = np.empty((k, deck_size), np.int64)
-    dealers = np.empty(k, np.int64)
-    for i in range(k):
-        dealers[i] = rng.integers(0, n)  # numpy's ``integers(n)``: the same draw
-        perm = rng.permutation(deck_size)
-        for p in range(deck_size):
-            decks[i, p] = perm[p] % NUM_CARDS  # three packs (R2.8): each id three times
-    return decks, dealers
+#: ``BatchEngine.sample_deals``: :func:`dehla_env.vector.engine.draw_deals`, compiled
+sample_deals = jit(draw_deals)
 
 
 @numba.njit(inline="always")
