@@ -111,9 +111,10 @@ def _same_past(a: HandState, b: HandState) -> bool:
 def draw_deals(rng: np.random.Generator, k: int, n: int, deck_size: int) -> tuple[np.ndarray, np.ndarray]:
     """``k`` deals of ``n`` players: per game a dealer (R1.10), then the one shuffle
     (R0.3: :func:`~dehla_env.cards.shuffled_deck`'s permutation, each id three times
-    with three packs, R2.8), from ``rng`` in the scalar env's order. Plain Python that
-    numba also compiles (:mod:`dehla_env.vector.jitted`): the same code either way, and
-    the same draws (numba's ``integers`` and ``permutation`` draw what numpy's draw)."""
+    with three packs, R2.8), from ``rng`` in the scalar env's order: the batched form of
+    ``shuffled_deck``, which ``tests/test_vector_kernels.py`` holds to it. Plain Python
+    that numba also compiles (:mod:`dehla_env.vector.jitted`): the same code either way,
+    and the same draws (numba's ``integers`` and ``permutation`` draw what numpy's draw)."""
     decks = np.empty((k, deck_size), np.int64)
     dealers = np.empty(k, np.int64)
     for i in range(k):
