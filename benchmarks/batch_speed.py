@@ -15,12 +15,13 @@ same run (the ratio is the figure to compare between runs):
   choice, chance steps and re-deals included; no observations);
 * vector env: ``vector_env(...).step`` with flat observations and masks for all N, as
   float32 (gymnasium's NEXT_STEP autoreset) and as uint8 codes (SAME_STEP), whose
-  float view ``codes / env.observation_scale`` is the same float32 observation;
-* the same with ``kernel="numba"`` (the compiled observation writer and deals of
-  :mod:`dehla_env.vector.kernels`, the ``fast`` extra), when numba is installed, and
-  at 4,096 games with every fast setting at once (uint8 codes, SAME_STEP, the
-  observation buffer handed out without a copy, no final observations): the vector
-  env at its fastest.
+  float view ``codes / env.observation_scale`` is the same float32 observation, and at
+  4,096 games with every fast setting at once (uint8 codes, SAME_STEP, the observation
+  buffer handed out without a copy, no final observations): the vector env at its
+  fastest. Its kernels (the observation writer and the deals of
+  :mod:`dehla_env.vector.kernels`) run compiled where numba is installed (the ``fast``
+  extra); then two rows at 4,096 games run them as plain Python (``kernel="python"``),
+  as an install without numba does.
 
 Then the memory the vector env holds per game, and for 65,536 games; and, with
 ``open_spiel`` installed (the ``bench`` extra), OpenSpiel's C++ spades measured in the same
@@ -31,7 +32,6 @@ the vector env's best row at 4,096 games as a multiple of it.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -45,6 +45,7 @@ from dehla_env.actions import NUM_ACTIONS
 from dehla_env.engine import MatchState, Phase
 from dehla_env.vector import BatchEngine, random_legal, vector_env
 from dehla_env.vector.engine import DONE, DRAW
+from dehla_env.vector.kernels import check_kernel
 
 
 def _randoms() -> list[float]:
@@ -163,7 +164,10 @@ def main() -> None:
     options: dict[str, Any] = {} if args.trump is None else {"trump": args.trump}
     sizes = [int(s) for s in args.sizes.split(",")]
     label = args.rules + "".join(f" {k}={v}" for k, v in options.items())
-    print(f"ruleset: {label}; random legal play; {args.seconds:g} CPU-s per figure")
+    kernel = check_kernel(None)
+    print(f"ruleset: {label}; random legal play; {args.seconds:g} CPU-s per figure; vector_env kernels: {kernel}")
+    if kernel == "python":
+        print("(install numba, the fast extra, for the compiled kernels; the vector_env rows run them as Python)")
     print(f"{'':34s} {'N':>6s} {'decisions/s':>13s} {'per CPU-s':>13s} {'x scalar':>9s}")
 
     def row(name: str, n: int | str, wall: float, cpu: float, base: float | None) -> None:
@@ -185,30 +189,19 @@ def main() -> None:
         w, c = vector(args.rules, options, n, args.seconds, obs_dtype="uint8", autoreset_mode="same_step")
         row("vector_env uint8 codes, SAME_STEP", n, w, c, vc)
         if n == 4096:
-            best_4096["numpy"] = w
-    if 4096 in sizes:
+            best_4096["uint8"] = w
+    if 4096 in sizes:  # every fast setting at once: the vector env's fastest
         w, c = vector(args.rules, options, 4096, args.seconds, copy=False, final_obs=False, autoreset_mode="same_step")
         row("vector_env float32 copy=False no finals", 4096, w, c, vc)
-        kw = {"copy": False, "final_obs": False, "autoreset_mode": "same_step", "obs_dtype": "uint8"}
-        w, c = vector(args.rules, options, 4096, args.seconds, **kw)
+        fastest = {"copy": False, "final_obs": False, "autoreset_mode": "same_step", "obs_dtype": "uint8"}
+        w, c = vector(args.rules, options, 4096, args.seconds, **fastest)
         row("vector_env uint8 copy=False no finals", 4096, w, c, vc)
-    if importlib.util.find_spec("numba") is None:
-        print("(install numba, the fast extra, for the rows of kernel='numba')")
-    else:
-        for n in sizes:
-            w, c = vector(args.rules, options, n, args.seconds, kernel="numba")
-            row("vector_env float32, kernel=numba", n, w, c, vc)
-        for n in sizes:
-            kw = {"obs_dtype": "uint8", "autoreset_mode": "same_step", "kernel": "numba"}
-            w, c = vector(args.rules, options, n, args.seconds, **kw)
-            row("vector_env uint8 SAME_STEP, numba", n, w, c, vc)
-            if n == 4096:
-                best_4096["numba"] = w
-        if 4096 in sizes:  # every fast setting at once: the vector env's fastest
-            fastest = {"copy": False, "final_obs": False, "autoreset_mode": "same_step", "obs_dtype": "uint8"}
-            w, c = vector(args.rules, options, 4096, args.seconds, kernel="numba", **fastest)
-            row("vector_env uint8 copy=False no finals, numba", 4096, w, c, vc)
-            best_4096["numba, copy=False"] = w
+        best_4096["uint8, copy=False"] = w
+        if kernel == "numba":  # the same kernels uncompiled: what an install without numba gets
+            w, c = vector(args.rules, options, 4096, args.seconds, kernel="python")
+            row("vector_env float32, kernel=python", 4096, w, c, vc)
+            w, c = vector(args.rules, options, 4096, args.seconds, kernel="python", **fastest)
+            row("the fastest settings, kernel=python", 4096, w, c, vc)
     rates = list(best_4096.values())
     spades = max((openspiel_loop(30_000, randoms) or 0.0) for randoms in [_randoms()] * 3)
     if not spades:

@@ -261,7 +261,7 @@ def test_the_dispatch_check_sees_chains() -> None:
 #: the helpers, and the solver's and the search's inner loops run millions of times a
 #: decision, where a function call per card costs a measurable share
 INLINE_ARITHMETIC = {
-    "dehla_env/vector/jitted.py": "numba kernels",
+    "dehla_env/vector/observe.py": "the row writer, which numba compiles",
     "agents/search/solver.py": "the exact solver's inner loop",
     "agents/search/pimc.py": "the search's playout loop",
 }

@@ -446,12 +446,12 @@ def test_reset_options_are_checked_with_one_clear_error() -> None:
     assert env.engine.dealer.tolist() == [0, 3]
 
 
-@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+@pytest.mark.parametrize("kernel", ["python", "numba"])
 @pytest.mark.parametrize("how", ["deepcopy", "pickle"])
 def test_a_copy_taken_mid_play_continues_exactly_as_the_original(kernel: str, how: str) -> None:
     """The engine's flat views and the observer's windows were copied as arrays of their
-    own (the copy's writes missed its state), and kernel="numba" held a module that does
-    not pickle: the copy is now rebound to its own arrays and the kernels on load."""
+    own (the copy's writes missed its state), and a compiled kernel does not pickle: the
+    copy is now rebound to its own arrays and the kernels on load."""
     import copy
     import pickle
 

@@ -119,11 +119,11 @@ def run_equivalence(
     all_seats_every: int = 7,
     first_decks: np.ndarray | None = None,
     obs_dtype: str = "float32",
-    kernel: str = "numpy",
+    kernel: str | None = None,
 ) -> dict[str, int]:
     """Play until ``episodes`` hands are complete; returns counts of what was compared.
     With ``obs_dtype="uint8"`` the env's codes are compared through its float view;
-    ``kernel`` is the vector env's (``"numba"``: the compiled kernels)."""
+    ``kernel`` is the vector env's (``"python"``: its kernels uncompiled)."""
     reward = options.pop("reward", "win")
     vec = vector_env(
         rules_name,

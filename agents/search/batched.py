@@ -45,7 +45,6 @@ from dehla_env.vector.engine import DONE, DRAW, PLAY, BatchEngine
 
 if TYPE_CHECKING:  # torch, for a belief only (a batched bot's playouts need none)
     from agents.search.belief import PlayLikelihood
-from dehla_env.vector.kernels import fastest_kernel
 from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import PlayerView
 
@@ -82,7 +81,7 @@ class BatchedSearchAgent(SearchAgent):
         self.skip_forced = getattr(playout, "deterministic", False) is True
         # every action of the largest hand in every world: one engine for all decisions
         self.engine = BatchEngine(rules, k * rules.hand_size)
-        self.observer = BatchObserver(self.engine, kernel=fastest_kernel())  # the same rows either way
+        self.observer = BatchObserver(self.engine)  # compiled where numba is installed: the same rows either way
         self._tallies = (self.engine.tricks, self.engine.tens, self.engine.cards_won)  # (games, 2) each
 
     def round_ends(self) -> list[int]:

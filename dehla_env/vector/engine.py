@@ -126,11 +126,11 @@ def draw_deals(rng: np.random.Generator, k: int, n: int, deck_size: int) -> tupl
 class BatchEngine:
     """``num_games`` hands of ``rules`` in lockstep; see the module docstring."""
 
-    def __init__(self, rules: Rules, num_games: int, kernel: str = "numpy") -> None:
+    def __init__(self, rules: Rules, num_games: int, kernel: str | None = None) -> None:
         if num_games < 1:
             raise ValueError(f"num_games must be at least 1, not {num_games}")
-        #: ``"numpy"`` (the reference) or ``"numba"``: :meth:`sample_deals` compiled
-        #: (:mod:`dehla_env.vector.kernels`)
+        #: ``"numba"`` (:func:`draw_deals` compiled) or ``"python"``; by default numba
+        #: where it is installed (:mod:`dehla_env.vector.kernels`)
         self.kernel = kernels.check_kernel(kernel)
         self.rules = rules
         self.num_games = N = int(num_games)
@@ -207,14 +207,14 @@ class BatchEngine:
         "_won_flat",
         "_voids_flat",
         "_middle_flat",
-        "_jit",
+        "_draw_deals",
     )
 
     def __getstate__(self) -> dict[str, Any]:
         """For copies and pickles (a vector env is deep-copied or sent to a worker): the
         arrays, without what :meth:`_bind` derives. A copied view would be an array of
         its own, so the engine's writes through it would miss the copy's state; and
-        the kernels' module does not pickle."""
+        a compiled kernel does not pickle."""
         return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -222,8 +222,8 @@ class BatchEngine:
         self._bind()
 
     def _bind(self) -> None:
-        """The flat views of the state arrays (one-index scatters on the hot path) and,
-        with ``kernel="numba"``, the compiled kernels' module."""
+        """The flat views of the state arrays (one-index scatters on the hot path) and
+        :func:`draw_deals`, compiled or not."""
         self._hands_flat = self.hands.reshape(-1)
         self._played_flat = self.played2.reshape(-1)
         self._suitcnt_flat = self.suitcnt.reshape(-1)
@@ -236,8 +236,7 @@ class BatchEngine:
         self._won_flat = self.won.reshape(-1)
         self._voids_flat = self.voids2.reshape(-1)
         self._middle_flat = self.middle.reshape(-1)
-        if self.kernel == "numba":
-            self._jit = kernels.jitted()
+        self._draw_deals = kernels.jitted().draw_deals if self.kernel == "numba" else draw_deals
 
     # ------------------------------------------------------------------ chance
     def sample_deals(self, rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -245,9 +244,7 @@ class BatchEngine:
         shuffle (:func:`~dehla_env.cards.shuffled_deck`), in the order the scalar env
         draws them, so game 0 of a fresh generator is dealt as ``raw_env`` deals it
         (:func:`draw_deals`, compiled with ``kernel="numba"``)."""
-        draw = self._jit.sample_deals if self.kernel == "numba" else draw_deals
-        decks, dealers = draw(rng, k, self.n, self.deck_size)
-        return decks, dealers
+        return self._draw_deals(rng, k, self.n, self.deck_size)
 
     def deal(self, g: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
         """Start a new hand in games ``g``: ``decks[i, p]`` goes to seat

@@ -62,11 +62,11 @@ the default): an observation or mask buffer is recycled only once nothing but th
 holds it (CPython reference count; a numpy view or ``torch.from_numpy`` counts as a
 holder). With ``copy=False`` the same buffers are always overwritten (copy what you keep).
 
-``kernel="numba"`` (the ``fast`` extra) writes the observations and draws the deals with
-the compiled kernels of :mod:`dehla_env.vector.kernels`: the same arrays, bit for bit, as
-the numpy reference (``kernel="numpy"``, the default), the observations in about 40% of
-the time (``benchmarks/batch_speed.py``); numba compiles them on first use and caches
-them on disk.
+The observations and the deals are written a game at a time by the kernels of
+:mod:`dehla_env.vector.kernels`, plain Python that numba compiles where it is installed
+(the ``fast`` extra): ``kernel="numba"``, the default then, or ``kernel="python"``, the
+same arrays bit for bit, much slower (the env warns once when it runs so for want of
+numba). Numba compiles them on first use and caches them on disk.
 
 An action that is not an integer, or not legal, raises :class:`dehla_env.IllegalMoveError`
 naming the game, the seat, the move and the rule, and changes nothing (R5).
@@ -80,6 +80,7 @@ Version history
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import Any
 
 import gymnasium
@@ -158,7 +159,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         first_dealer: int | None = None,
         obs_dtype: str | type = "float32",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        kernel: str = "numpy",
+        kernel: str | None = None,
         **options: Any,
     ) -> None:
         if isinstance(rules, Rules):
@@ -193,7 +194,13 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._final_obs: bool | str | int = "actor"
         self.copy = copy
         self.engine = BatchEngine(self.rules, N, kernel=kernel)
-        self.observer = BatchObserver(self.engine, codes=dtype == np.uint8, kernel=kernel)
+        if kernel is None and self.engine.kernel == "python":
+            warnings.warn(
+                "vector_env runs its kernels as plain Python, numba is not installed: "
+                "pip install 'dehla[fast]' for the compiled ones (the same arrays, much faster)",
+                stacklevel=2,
+            )
+        self.observer = BatchObserver(self.engine, codes=dtype == np.uint8, kernel=self.engine.kernel)
         self.num_players = n = self.rules.players
         self.num_actions = NUM_ACTIONS
         self.observation_size = D = self.observer.size
@@ -537,14 +544,12 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         rows = e.hands.reshape(-1, e.hands.shape[-1])
         if not full:
             seats = e.to_act[g]
-            held = rows[g * e.n + np.maximum(seats, 0)]
-            self.observer.observe(g, seats, out=obs, held=held)
-            self._mask[g] = e.legal_mask(g, held=held)
+            self.observer.observe(g, seats, out=obs)
+            self._mask[g] = e.legal_mask(g, held=rows[g * e.n + np.maximum(seats, 0)])
             return
         seats = e.to_act.copy()
-        held = rows[self._row_base + np.maximum(seats, 0)]
-        e.legal_mask(slice(None), out=self._mask, held=held)
-        self.observer.observe(slice(None), seats, out=obs, held=held)
+        e.legal_mask(slice(None), out=self._mask, held=rows[self._row_base + np.maximum(seats, 0)])
+        self.observer.observe(slice(None), seats, out=obs)
 
     @property
     def final_obs(self) -> bool | str | int:
@@ -622,7 +627,8 @@ def vector_env(rules: str | Rules = "dehla", num_envs: int = 1, seed: int | None
     ``final_obs`` (``"actor"``, ``"all"``, a seat, False), ``copy`` (default True),
     ``obs_dtype`` (``"float32"``, or ``"uint8"`` codes: see :meth:`VectorEnv.float_view`),
     ``first_dealer`` (default: drawn per episode), ``episode`` (``"hand"`` only),
-    ``autoreset_mode``, ``kernel`` (``"numpy"``, or ``"numba"``: the compiled kernels);
+    ``autoreset_mode``, ``kernel`` (``"numba"``, the compiled kernels, or ``"python"``;
+    by default numba where it is installed);
     anything else is a rule option (``trump="chosen"``, ``players=6`` ...).
     """
     return VectorEnv(rules, num_envs=num_envs, seed=seed, **options)

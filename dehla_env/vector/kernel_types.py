@@ -1,9 +1,9 @@
-"""What the compiled kernels of :mod:`dehla_env.vector.jitted` take: named tuples that
-numba reads by field name. Building them needs no numba.
+"""What the batched engine's kernels (:mod:`dehla_env.vector.kernels`) take: named
+tuples that numba reads by field name, and Python too. Building them needs no numba.
 
-Numba's disk cache (``__pycache__/jitted.*.nbi``) records these classes by module and
-name: moving or renaming one makes an old cache fail to load, so delete those files
-with such a change."""
+Numba's disk cache (``dehla_env/vector/__pycache__/*.nbi``) records these classes by
+module and name: moving or renaming one makes an old cache fail to load, so delete
+those files with such a change."""
 
 from __future__ import annotations
 

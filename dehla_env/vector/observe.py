@@ -1,22 +1,24 @@
 """Batched flat observations: the vector of :mod:`dehla_env.encoding`, for many games.
 
 :class:`BatchObserver` writes, for each game ``g[i]`` and observing seat ``seats[i]``,
-exactly the vector :meth:`dehla_env.encoding.ObservationEncoder.encode` gives for that
-seat of a *fresh match* playing that hand (equal float32 values, checked by the
+exactly the vector :func:`dehla_env.encoding.encode_view` gives for that seat's view of
+a *fresh match* playing that hand (equal float32 values, checked by the
 equivalence tests). The match slice is all zeros while a hand is in progress (a fresh
 match has no kots, points, streak or completed hands); once the hand is over it holds
 the match values after that one hand (:func:`first_hand_match`), as the reference env's
 final observation does.
 
-How: the engine keeps the per-seat arrays shown for every seat doubled (``(N, 2n,
-F)``, see :mod:`dehla_env.vector.engine`), so the rows of every seat relative to
-observer ``o`` are one contiguous window of ``n * F`` values starting at row ``o``:
-``played``, ``voids`` and ``hand_counts`` are one gathered window per game, ``hand``,
-``won`` and ``middle`` plain row gathers. Every one-hot entry (the current trick's
-cards, bids, seats, suits, phase) is one scatter of ones into the flattened output,
-and the fractions come from float32 tables built with the reference encoder's own
-arithmetic, so they round identically. The output is zero-filled and written a chunk
-of rows at a time, so each chunk is written while it is in cache.
+How: one writer, :func:`observe_rows`, goes through the rows and writes each in one
+pass while it is in cache. The engine keeps the per-seat arrays shown for every seat
+doubled (``(N, 2n, F)``, see :mod:`dehla_env.vector.engine`), so the rows of every seat
+relative to observer ``o`` are one contiguous window of ``n * F`` values starting at
+row ``o``: ``played`` and ``voids`` are one copy each, as are ``hand``, ``won`` and
+``middle``. The one-hot entries (the current trick's cards, bids,
+seats, suits, phase) are set one by one, and the fractions come from float32 tables
+built with the reference encoder's own arithmetic, so they round identically. R2.4c
+(what a seat knows of a closed trump) is decided for all rows at once before, by
+:func:`trump_as_seen`; the match slice of hands that are over is written after, by
+:func:`first_hand_match`.
 
 **Codes** (``codes=True``): the same vector as uint8 *numerators*, a quarter of the
 bytes. Every entry of the flat observation is an integer over a per-column denominator
@@ -26,9 +28,9 @@ division is correctly rounded, so ``codes / scale`` is the float32 vector to the
 bit (checked by the tests). The vector env's episodes are single hands, so every code
 fits in a byte.
 
-``kernel="numba"`` writes the same rows with the compiled kernel of
-:mod:`dehla_env.vector.jitted` (one pass per row; the match slice of finished hands
-stays numpy): about 2.5 times as fast for 4,096 rows, float32 or codes.
+The writer is plain Python that numba compiles where it is installed (the ``fast``
+extra; ``kernel="numba"``, the default then): the same code either way, and the same
+rows, bit for bit (``tests/test_vector_kernels.py``).
 """
 
 from __future__ import annotations
@@ -36,31 +38,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from ..cards import NUM_CARDS
 from ..encoding import NUM_BID_CHOICES, layout_for
+from ..engine.hand import FIRST_STAGE_CARDS
 from ..rules import MatchScoring, Rules
 from ..scoring import FRESH_TALLY, NO_SIDE, HandOutcome, batch, score_match
 from ..seats import side_of
 from . import kernels
 from .engine import BID, DONE, PLAY, TRUMP, BatchEngine
 from .kernel_types import EngineArrays, RowLayout
-
-# phase index of the ``phase`` slice: trump, bid, card, none (encoding._PHASE_INDEX)
-_PHASE_INDEX = np.full(6, 3, np.int64)
-_PHASE_INDEX[TRUMP] = 0
-_PHASE_INDEX[BID] = 1
-_PHASE_INDEX[PLAY] = 2
-
-
-def _window(arr: np.ndarray, n: int) -> np.ndarray:
-    """Sliding view of a doubled (N, 2n, F) array: row ``g * 2n + o`` of the result is
-    rows ``o..o+n-1`` of game ``g`` (``n * F`` values), for ``0 <= o < n``."""
-    N, rows, F = arr.shape
-    assert rows == 2 * n and arr.flags.c_contiguous
-    step = arr.strides[1]
-    return as_strided(arr.reshape(-1), shape=(N * rows - n + 1, n * F), strides=(step, arr.strides[2]), writeable=False)
 
 
 def trump_as_seen(engine: BatchEngine, g: np.ndarray | slice, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -154,10 +141,119 @@ def float_observations(codes: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return codes.astype(np.float32) / scale
 
 
+def _copy(dst: np.ndarray, at: int, src: np.ndarray, start: int, count: int) -> None:
+    """``dst[at : at + count] = src[start : start + count]`` (1-D arrays). Compiled, a
+    loop over unsigned indices instead (:mod:`dehla_env.vector.jitted`)."""
+    dst[at : at + count] = src[start : start + count]
+
+
+def _fill(dst: np.ndarray, at: int, count: int) -> None:
+    """``dst[at : at + count] = 0`` (compiled: a loop, as :func:`_copy`)."""
+    dst[at : at + count] = 0
+
+
+def observe_rows(
+    st: EngineArrays,
+    lay: RowLayout,
+    zero_spans: np.ndarray,
+    tables: tuple[np.ndarray, ...],
+    idx: np.ndarray,
+    seats: np.ndarray,
+    trump: tuple[np.ndarray, np.ndarray],
+    out: np.ndarray,
+) -> None:
+    """**The batched writer**: row ``i`` of ``out`` is the observation of seat
+    ``seats[i]`` in game ``idx[i]`` but its match slice (:meth:`BatchObserver.observe`
+    writes that), written in one pass. Plain Python that numba compiles
+    (:mod:`dehla_env.vector.jitted`): the same code either way, a row at a time while
+    it is in cache.
+
+    ``st``: the engine's arrays; ``lay``: the slices' offsets and the ruleset's facts;
+    ``zero_spans``: (k, 2) the ranges of a row that the card copies do not write
+    (zeroed first); ``tables``: the fractions (counts, middle cards, middle tens, bid,
+    tricks, undealt, tens) in ``out``'s dtype; ``trump``: each row's ``trump_state``
+    slot and the suit its seat sees (:func:`trump_as_seen`, R2.4c decided there).
+    """
+    n = lay.n
+    trump_state, trump_seen = trump
+    t_count, t_mid_cards, t_mid_tens, t_bid, t_tricks, t_undealt, t_tens = tables
+    one = out.dtype.type(1)
+    D = out.shape[1]
+    flat = out.reshape(-1)
+    hands, played, voids = st.hands.reshape(-1), st.played2.reshape(-1), st.voids2.reshape(-1)
+    won, middle = st.won.reshape(-1), st.middle.reshape(-1)
+    for i in range(len(idx)):
+        g = idx[i]
+        me = seats[i]
+        if me < 0:  # no seat to act (a hand that is over): any row will do, it is replaced
+            me = 0
+        side = me & 1
+        at = i * D
+        for k in range(len(zero_spans)):  # all but what the copies below write
+            _fill(flat, at + zero_spans[k, 0], zero_spans[k, 1] - zero_spans[k, 0])
+        # cards: own, played by every seat (the doubled arrays' window: rows relative to
+        # the observer are contiguous), won per side (own first), the middle; voids
+        _copy(flat, at + lay.hand, hands, (g * n + me) * NUM_CARDS, NUM_CARDS)
+        _copy(flat, at + lay.played, played, (g * 2 * n + me) * NUM_CARDS, n * NUM_CARDS)
+        _copy(flat, at + lay.voids, voids, (g * 2 * n + me) * 4, n * 4)
+        _copy(flat, at + lay.won, won, (g * 2 + side) * NUM_CARDS, NUM_CARDS)
+        _copy(flat, at + lay.won + NUM_CARDS, won, (g * 2 + 1 - side) * NUM_CARDS, NUM_CARDS)
+        if lay.has_middle:
+            _copy(flat, at + lay.middle, middle, g * NUM_CARDS, NUM_CARDS)
+        row = out[i]
+        # trump as this seat knows it, decided for every row before (R2.4c: ``trump_as_seen``)
+        row[lay.trump_state + trump_state[i]] = one
+        if trump_seen[i] >= 0:
+            row[lay.trump_suit + trump_seen[i]] = one
+        tm = st.trump_maker[g]
+        # seats relative to the observer (n: none)
+        lw = st.last_winner[g]
+        row[lay.pair_threat + (n if lw < 0 else (lw - me) % n)] = one
+        row[lay.trump_maker + (n if tm < 0 else (tm - me) % n)] = one
+        cs = st.contract_seat[g]
+        row[lay.contract_seat + (n if cs < 0 else (cs - me) % n)] = one
+        row[lay.dealer + (st.dealer[g] - me) % n] = one
+        ph = st.phase[g]
+        leader = st.leader[g]
+        if ph == PLAY:
+            row[lay.trick_leader + (leader - me) % n] = one
+        if st.ntrick[g] > 0:
+            row[lay.trick_winning + (st.best_seat[g] - me) % n] = one
+            row[lay.led_suit + st.led[g]] = one
+        row[lay.phase + (0 if ph == TRUMP else 1 if ph == BID else 2 if ph == PLAY else 3)] = one
+        if lay.has_middle and st.mid_count[g] > 0:
+            row[lay.middle_info + 2] = one
+        for p in range(n):
+            c = st.trick_cards[g, p]
+            if c >= 0:
+                row[lay.trick + NUM_CARDS * ((leader + p - me) % n) + c] = one
+        for r in range(n):
+            row[lay.bids + NUM_BID_CHOICES * r + (st.bid_code2[g, me + r] if lay.bidding else 0)] = one
+        # fractions (or their numerators)
+        for r in range(n):
+            row[lay.hand_counts + r] = t_count[st.counts[g, me + r]]
+        row[lay.progress] = t_tricks[st.ntricks[g]]
+        row[lay.progress + 1] = t_undealt[lay.deck_size - FIRST_STAGE_CARDS if lay.staged and st.stage[g] == 1 else 0]
+        row[lay.tricks_won] = t_tricks[st.tricks[g, side]]
+        row[lay.tricks_won + 1] = t_tricks[st.tricks[g, 1 - side]]
+        row[lay.tens_won] = t_tens[st.tens[g, side]]
+        row[lay.tens_won + 1] = t_tens[st.tens[g, 1 - side]]
+        if lay.has_middle:
+            row[lay.middle_info] = t_mid_cards[st.mid_count[g]]
+            row[lay.middle_info + 1] = t_mid_tens[st.mid_tens[g]]
+        if lay.bidding and cs >= 0:
+            row[lay.contract_info] = t_bid[st.contract_level[g]]
+            if (cs & 1) == side:
+                row[lay.contract_info + 1] = one
+
+
 class BatchObserver:
     """Flat observations of a :class:`BatchEngine`'s games; see the module docstring."""
 
-    def __init__(self, engine: BatchEngine, codes: bool = False, kernel: str = "numpy") -> None:
+    def __init__(self, engine: BatchEngine, codes: bool = False, kernel: str | None = None) -> None:
+        """``kernel``: ``"numba"`` (:func:`observe_rows` compiled) or ``"python"``
+        (:func:`observe_rows` as it is); by default the first where numba is installed
+        (:func:`~dehla_env.vector.kernels.check_kernel`). The rows are the same."""
         self.kernel = kernels.check_kernel(kernel)
         self.engine = e = engine
         rules = self.rules = engine.rules
@@ -171,13 +267,8 @@ class BatchObserver:
         self.codes = codes
         self.dtype = np.dtype(np.uint8 if codes else np.float32)
         deck, nt, nten, hs = rules.deck_size, rules.num_tricks, rules.num_tens, rules.hand_size
-        self.t_count = self._table(hs)
-        self.t_mid_cards = self._table(deck)
-        self.t_mid_tens = self._table(nten)
-        self.t_bid = self._table(13)
-        self.t_tricks = self._table(nt)
-        self.t_undealt = self._table(deck)
-        self.t_tens = self._table(nten)
+        # in the order :func:`observe_rows` unpacks them
+        self.tables = tuple(self._table(den) for den in (hs, deck, nten, 13, nt, deck, nten))
         scale = np.ones(lay.size, np.float32)
         if codes:
             scale[o["hand_counts"] : o["hand_counts"] + n] = hs
@@ -191,34 +282,17 @@ class BatchObserver:
             scale[o["match"] : o["match"] + 8] = match_denominators(rules)
         scale.flags.writeable = False
         self.scale = scale
-        self.bid_cols = o["bids"] + NUM_BID_CHOICES * np.arange(n)
-        self.dummy = o["progress"]  # one-hot entries that are off go here; overwritten after
-        self.num_ones = 11 + 2 * n
-        seat_slices = ["pair_threat", "trump_maker", "contract_seat", "dealer", "trick_leader", "trick_winning"]
-        self.seat_offsets = np.array([o[x] for x in seat_slices], np.int64)
-        # rel_seat[s + 1, me]: seat s seen from seat me, n for none (s = -1)
-        self.rel_seat = np.array([[n] * n] + [[(s - me) % n for me in range(n)] for s in range(n)], np.int64)
-        # trick_rows[leader, me, p]: where the card at position p of the trick starts
-        self.trick_rows = np.array(
-            [[[o["trick"] + NUM_CARDS * ((ld + p - me) % n) for p in range(n)] for me in range(n)] for ld in range(n)],
-            np.int64,
-        )
-        assert o["tricks_won"] == o["progress"] + 2 and o["tens_won"] == o["progress"] + 4
-        self._rowbase = np.zeros(0, np.int64)
+        self.row_layout = RowLayout.of(e, o)
+        self.zero_spans = self.row_layout.zero_spans(self.size)
         self._bind()
-        if self.kernel == "numba":  # what the compiled kernel takes
-            self._k_layout = RowLayout.of(e, o)
-            self._k_zero_spans = self._k_layout.zero_spans(self.size)
-            tables = (self.t_count, self.t_mid_cards, self.t_mid_tens, self.t_bid, self.t_tricks, self.t_undealt)
-            self._k_tables = (*tables, self.t_tens)
 
-    #: what :meth:`_bind` derives from the engine: views of its arrays, and the kernels
-    _DERIVED = ("w_played", "w_voids", "won_rows", "middle_rows", "w_counts", "w_bids", "_jit", "_k_arrays")
+    #: what :meth:`_bind` derives from the engine: its arrays, and the writer
+    _DERIVED = ("_arrays", "_write")
 
     def __getstate__(self) -> dict[str, Any]:
         """For copies and pickles (with the engine, whose own copy this observer reads):
-        everything but the views and kernels :meth:`_bind` makes again. Copied, a
-        view would be a frozen array of its own instead of a window on the engine."""
+        everything but what :meth:`_bind` makes again (the compiled writer does not
+        pickle, and copied arrays would be frozen copies instead of the engine's)."""
         return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -226,18 +300,9 @@ class BatchObserver:
         self._bind()
 
     def _bind(self) -> None:
-        """The windows on the engine's arrays and, with ``kernel="numba"``, the compiled
-        kernels' module and the engine arrays they read."""
-        e, n = self.engine, self.n
-        self.w_played = _window(e.played2, n)
-        self.w_voids = _window(e.voids2, n)
-        self.won_rows = e.won.reshape(-1, NUM_CARDS)  # row g * 2 + side
-        self.middle_rows = e.middle
-        self.w_counts = _window(e.counts.reshape(e.num_games, 2 * n, 1), n)
-        self.w_bids = _window(e.bid_code2.reshape(e.num_games, 2 * n, 1), n)
-        if self.kernel == "numba":
-            self._jit = kernels.jitted()
-            self._k_arrays = EngineArrays.of(e)
+        """The engine's arrays the writer reads, and the writer (compiled or not)."""
+        self._arrays = EngineArrays.of(self.engine)
+        self._write = kernels.jitted().observe_rows if self.kernel == "numba" else observe_rows
 
     def _table(self, den: int) -> np.ndarray:
         """``x / den`` for x = 0..den as the encoder rounds it, or x itself as a code."""
@@ -245,124 +310,19 @@ class BatchObserver:
             return np.arange(den + 1, dtype=np.uint8)
         return np.array([x / den for x in range(den + 1)], dtype=np.float32)
 
-    #: rows written per pass: the chunk's output stays in cache while its parts land
-    CHUNK = 1024
-
-    def observe(
-        self,
-        g: np.ndarray | slice,
-        seats: np.ndarray,
-        out: np.ndarray | None = None,
-        held: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """(k, D) float32: the observation of seat ``seats[i]`` in game ``g[i]``.
-
-        ``g`` is an index array or a slice of the games (a slice reads the state
-        without gathering it); ``held``, if given, is ``engine.hands[g, seats]``.
-        The positions of the one-hot entries and the fractions are computed for all
-        ``k`` rows at once; the rows are then written ``CHUNK`` at a time.
-        """
+    def observe(self, g: np.ndarray | slice, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """(k, D): the observation of seat ``seats[i]`` in game ``g[i]`` (``g`` an index
+        array or a slice of the games), into ``out`` if given."""
         e = self.engine
-        n = self.n
-        o = self.o
-        idx = e.all[g] if isinstance(g, slice) else g  # game numbers
+        idx = np.ascontiguousarray(e.all[g] if isinstance(g, slice) else g, dtype=np.int64)  # game numbers
         k = len(idx)
         if out is None:
             out = np.empty((k, self.size), self.dtype)
         assert out.shape == (k, self.size) and out.flags.c_contiguous and out.dtype == self.dtype
-        seats = np.asarray(seats, dtype=np.int64)
-        trump_state, trump_seen = trump_as_seen(e, g, seats)
-        if self.kernel == "numba":
-            idx = np.asarray(idx, dtype=np.int64)
-            self._jit.observe_rows(
-                self._k_arrays,
-                self._k_layout,
-                self._k_zero_spans,
-                self._k_tables,
-                idx,
-                seats,
-                (trump_state, trump_seen),
-                out,
-            )
-            self._write_match(out, idx, seats, e.phase[g])
-            return out
-        if held is None:
-            held = e.hands[idx, seats]
-        row = idx * (2 * n) + seats  # row of the doubled per-seat arrays' windows
-        side = side_of(seats)
-        won_own = idx * 2 + side
-        won_other = won_own + 1 - 2 * side
-        # ---- one-hot entries (column of each 1 per row)
-        cols = np.empty((k, self.num_ones), np.int64)
-        phase = e.phase[g]
-        dummy = self.dummy
-        tm = e.trump_maker[g]
-        cs = e.contract_seat[g]
-        cols[:, 0] = o["trump_state"] + trump_state
-        cols[:, 1] = np.where(trump_seen >= 0, o["trump_suit"] + trump_seen, dummy)
-        # seats shown relative to the observer: pair threat, trump maker, contract
-        # bidder (index n for none), dealer, trick leader, the seat winning the trick
-        leader = e.leader[g]
-        who = np.stack([e.last_winner[g], tm, cs, e.dealer[g], leader, e.best_seat[g]], axis=1)
-        rel = self.rel_seat[who + 1, seats[:, None]] + self.seat_offsets
-        rel[:, 4] = np.where(phase == PLAY, rel[:, 4], dummy)
-        in_trick = e.ntrick[g] > 0
-        rel[:, 5] = np.where(in_trick, rel[:, 5], dummy)
-        cols[:, 2:8] = rel
-        cols[:, 8] = o["phase"] + _PHASE_INDEX[phase]
-        cols[:, 9] = np.where(in_trick, o["led_suit"] + e.led[g], dummy)
-        mid_count = e.mid_count[g]
-        cols[:, 10] = np.where(mid_count > 0, o["middle_info"] + 2, dummy) if e.has_middle else dummy
-        tc = e.trick_cards[g]
-        rel_pos = self.trick_rows[leader, seats]  # o["trick"] + 52 * relative seat, by position
-        cols[:, 11 : 11 + n] = np.where(tc >= 0, rel_pos + tc, dummy)
-        if e.bidding:
-            cols[:, 11 + n :] = self.bid_cols + self.w_bids[row]
-        else:
-            cols[:, 11 + n :] = self.bid_cols
-        # ---- fractions: hand_counts (n), then progress, tricks_won, tens_won (adjacent)
-        counts = self.t_count[self.w_counts[row]]
-        undealt = np.where(e.stage[g] == 1, e.deck_size - 20, 0) if e.staged else 0
-        tricks, tens = e.tricks.reshape(-1), e.tens.reshape(-1)
-        block = np.empty((k, 6), self.dtype)
-        block[:, 0] = self.t_tricks[e.ntricks[g]]
-        block[:, 1] = self.t_undealt[undealt]
-        block[:, 2] = self.t_tricks[tricks[won_own]]
-        block[:, 3] = self.t_tricks[tricks[won_other]]
-        block[:, 4] = self.t_tens[tens[won_own]]
-        block[:, 5] = self.t_tens[tens[won_other]]
-        if e.has_middle:
-            mid = np.empty((k, 2), self.dtype)
-            mid[:, 0] = self.t_mid_cards[mid_count]
-            mid[:, 1] = self.t_mid_tens[e.mid_tens[g]]
-        if e.bidding:
-            shown = cs >= 0
-            con = np.empty((k, 2), self.dtype)
-            con[:, 0] = np.where(shown, self.t_bid[e.contract_level[g]], 0)
-            con[:, 1] = shown & (side_of(cs) == side)
-        # ---- write the rows
-        if len(self._rowbase) < min(k, self.CHUNK):
-            self._rowbase = np.arange(min(k, self.CHUNK), dtype=np.int64) * self.size
-        h, p, w, m, v = o["hand"], o["played"], o["won"], o["middle"], o["voids"]
-        for a in range(0, k, self.CHUNK):
-            b = min(a + self.CHUNK, k)
-            oc = out[a:b]
-            oc.fill(0)
-            oc[:, h : h + NUM_CARDS] = held[a:b]
-            oc[:, p : p + n * NUM_CARDS] = self.w_played[row[a:b]]
-            oc[:, w : w + NUM_CARDS] = self.won_rows[won_own[a:b]]  # own side first
-            oc[:, w + NUM_CARDS : w + 2 * NUM_CARDS] = self.won_rows[won_other[a:b]]
-            if e.has_middle:
-                oc[:, m : m + NUM_CARDS] = self.middle_rows[idx[a:b]]
-            oc[:, v : v + 4 * n] = self.w_voids[row[a:b]]
-            oc.reshape(-1)[(cols[a:b] + self._rowbase[: b - a, None]).reshape(-1)] = 1.0
-            oc[:, o["hand_counts"] : o["hand_counts"] + n] = counts[a:b]
-            oc[:, o["progress"] : o["progress"] + 6] = block[a:b]
-            if e.has_middle:
-                oc[:, o["middle_info"] : o["middle_info"] + 2] = mid[a:b]
-            if e.bidding:
-                oc[:, o["contract_info"] : o["contract_info"] + 2] = con[a:b]
-        self._write_match(out, idx, seats, phase)
+        seats = np.ascontiguousarray(seats, dtype=np.int64)
+        trump = trump_as_seen(e, g, seats)
+        self._write(self._arrays, self.row_layout, self.zero_spans, self.tables, idx, seats, trump, out)
+        self._write_match(out, idx, seats, e.phase[g])
         return out
 
     def _write_match(self, out: np.ndarray, idx: np.ndarray, seats: np.ndarray, phase: np.ndarray) -> None:
