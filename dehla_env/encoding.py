@@ -41,10 +41,10 @@ slice                 shape         contents
 :class:`PlayerView`, the one place that decides what a seat may know. The fast writers
 give the identical vector another way: :class:`ObservationEncoder` straight from the
 engine state, incrementally (the AEC env uses it), and the batched observer of
-:mod:`dehla_env.vector.observe` (numpy, or its compiled kernel); tests hold
-each to :func:`encode_view`, bit for bit, and check that an observation does not change
-when the hidden cards are re-dealt. :func:`decode`
-turns a vector back into named parts for debugging.
+:mod:`dehla_env.vector.observe` (one writer for many games, compiled by numba where it
+is installed); tests hold each to :func:`encode_view`, bit for bit, and check that an
+observation does not change when the hidden cards are re-dealt. :func:`decode` turns a
+vector back into named parts for debugging.
 """
 
 from __future__ import annotations
@@ -228,22 +228,6 @@ _ONE_HOTS = 6
 _PHASE_SLOT = [_PHASE_INDEX.get(p, 3) for p in Phase]  # by phase value: trump, bid, card, none
 
 
-def shown_voids(view: PlayerView) -> list[list[bool]]:
-    """``[seat][suit]``: R0.4, a seat that did not follow the suit led has shown a void
-    in it, read from the tricks of the view (completed and in progress)."""
-    n = view.num_players
-    void = [[False] * 4 for _ in range(n)]
-    tricks = [(leader, list(cards)) for leader, cards, _w in view.history]
-    if view.trick:
-        tricks.append((view.trick[0][0], [c for _s, c in view.trick]))
-    for leader, cards in tricks:
-        led = suit_of(cards[0])
-        for i, c in enumerate(cards):
-            if suit_of(c) != led:
-                void[(leader + i) % n][led] = True
-    return void
-
-
 def encode_view(view: PlayerView) -> np.ndarray:
     """The flat observation of ``view.seat``: **the definition of the observation.**
 
@@ -298,8 +282,8 @@ def encode_view(view: PlayerView) -> np.ndarray:
     obs[o + 1] = view.middle_tens / rules.num_tens
     obs[o + 2] = 1.0 if view.middle else 0.0
     obs[lay.off("pair_threat") + (rel(view.last_winner) if view.last_winner >= 0 else n)] = 1
-    o = lay.off("voids")
-    for s, row in enumerate(shown_voids(view)):
+    o = lay.off("voids")  # R0.4: shown by not following suit (the engine keeps them)
+    for s, row in enumerate(view.voids):
         for suit in range(4):
             if row[suit]:
                 obs[o + rel(s) * 4 + suit] = 1
@@ -801,7 +785,7 @@ class ObservationEncoder:
             self._set_winner(board, s, c)
         else:
             led = suit_of(trick_cards[0])
-            if suit_of(c) != led:
+            if h.voids[s] >> led & 1:  # R0.4, as the engine decided it
                 buf[self.o_voids + s * 4 + led] = 1.0
             if trump != board.win_trump:  # R2.4c: a trump revealed in this trick
                 w = trick_winner(trick_cards, trump)
@@ -822,7 +806,7 @@ class ObservationEncoder:
         buf[self.o_played + s * NUM_CARDS + c] += 1.0
         buf[self.o_counts + s] = h.hand_counts[s] * self._inv_hand
         led = suit_of(cards[0])
-        if suit_of(c) != led:
+        if h.voids[s] >> led & 1:  # R0.4, as the engine decided it
             buf[self.o_voids + s * 4 + led] = 1.0
         board.cards_seen += 1
         board.tricks_seen += 1
@@ -962,7 +946,7 @@ class ObservationEncoder:
         n = self.n
         buf = board.buf
         o_played, o_voids, o_counts = self.o_played, self.o_voids, self.o_counts
-        counts, inv = h.hand_counts, self._inv_hand
+        counts, inv, voids = h.hand_counts, self._inv_hand, h.voids
         history = h.history
         t, j = board.tricks_seen, board.cards_seen - n * board.tricks_seen
         while True:
@@ -978,7 +962,7 @@ class ObservationEncoder:
                     s = (leader + k) % n
                     buf[o_played + s * NUM_CARDS + c] += 1.0
                     buf[o_counts + s] = counts[s] * inv
-                    if suit_of(c) != led:
+                    if voids[s] >> led & 1:  # R0.4, as the engine decided it (by now)
                         buf[o_voids + s * 4 + led] = 1.0
             if t >= len(history):
                 board.tricks_seen = t
