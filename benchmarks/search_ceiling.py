@@ -88,13 +88,28 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--spec must be a search: spec (it is the one given the true worlds)")
     rules = make_rules(args.rules, parse_option_pairs(args.option))
     n = max(1, args.workers)
-    tasks = [Task(rules, args.spec, args.b, None, None, args.seed, "hand", s, e) for s, e in chunks(args.deals, n)]
+    tasks = [
+        Task(rules, args.spec, args.b, None, None, seed=args.seed, mode="hand", start=s, stop=e)
+        for s, e in chunks(args.deals, n)
+    ]
     if n == 1:  # the arena plays a single chunk in this process: the swap goes here
         _install_oracle()
     t = time.perf_counter()
     records, clock, _ = execute(tasks, n, False, initializer=_oracle_worker)[None]
     seconds = time.perf_counter() - t
-    duel = DuelResult(rules, args.spec, args.b, args.seed, "hand", None, None, records, seconds, clock, n)
+    duel = DuelResult(
+        rules=rules,
+        a=args.spec,
+        b=args.b,
+        seed=args.seed,
+        mode="hand",
+        partner_a=None,
+        partner_b=None,
+        records=records,
+        seconds=seconds,
+        clock=clock,
+        workers=n,
+    )
     w = duel.win_rate
     print(f"{rules}: {args.spec} seeing every card vs {args.b}, {duel.deals} deals (seed {args.seed})")
     print(f"A's share of hands won   {w.value:.3f} [{w.low:.3f}, {w.high:.3f}]")

@@ -188,7 +188,7 @@ def decode(vector: np.ndarray, num_players: int = 4) -> dict[str, np.ndarray]:
     return {s.name: vector[..., s.offset : s.stop].reshape(vector.shape[:-1] + s.shape) for s in lay.slices.values()}
 
 
-def _match_features(rules: Rules, seat_side: int, kots, points, streak, hands_completed, over: bool) -> list[float]:
+def _match_features(rules: Rules, seat_side: int, *, kots, points, streak, hands_completed, over: bool) -> list[float]:
     """The eight ``match`` values, own side first, each in [0, 1] (R4.5: in ``coat-pees``
     only the gap matters, so the points slots hold how far each side is ahead / gap)."""
     own, other = seat_side, 1 - seat_side
@@ -326,7 +326,13 @@ def encode_view(view: PlayerView) -> np.ndarray:
     obs[o + rside(1)] = view.tens[1] / rules.num_tens
     o = lay.off("match")
     obs[o : o + 8] = _match_features(
-        rules, side_of(me), view.kots, view.points, view.streak, view.hands_completed, view.match_winner is not None
+        rules,
+        side_of(me),
+        kots=view.kots,
+        points=view.points,
+        streak=view.streak,
+        hands_completed=view.hands_completed,
+        over=view.match_winner is not None,
     )
     return obs
 
@@ -571,11 +577,11 @@ class ObservationEncoder:
             board,
             hand,
             seat,
-            own_hand_mask(hand, seat),
-            own_cards(hand, seat) if hand.extra is not None else None,
-            visible_trump(hand, seat),
-            _live_public,
-            match,
+            own_mask=own_hand_mask(hand, seat),
+            own_list=own_cards(hand, seat) if hand.extra is not None else None,
+            trump_seen=visible_trump(hand, seat),
+            public=_live_public,
+            match=match,
         )
         if out is not None:
             out[:] = board.values[self._gather[seat]]
@@ -620,6 +626,7 @@ class ObservationEncoder:
         board: _Board,
         h: Any,
         seat: int,
+        *,
         own_mask: int,
         own_list: list[int] | None,
         trump_seen: tuple[int, bool, bool],
@@ -756,11 +763,11 @@ class ObservationEncoder:
             _match_features(
                 self.rules,
                 side_of(seat),
-                match.kots,
-                match.points,
-                match.streak,
-                match.hands_completed,
-                winner is not None,
+                kots=match.kots,
+                points=match.points,
+                streak=match.streak,
+                hands_completed=match.hands_completed,
+                over=winner is not None,
             ),
         )
         board.own_match[seat] = match.hands_completed

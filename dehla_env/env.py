@@ -91,7 +91,7 @@ from .encoding import (
 from .engine import MatchState, Phase
 from .render import render_match
 from .rewards import RewardKind, last_hand_side0_reward, match_reward, reward_kind
-from .rules import Rules, make_rules
+from .rules import Rules, rules_from
 from .seats import side_of
 from .view import view_of
 
@@ -152,12 +152,7 @@ class raw_env(AECEnv):
         **options: Any,
     ) -> None:
         super().__init__()
-        if isinstance(rules, Rules):
-            if options:
-                raise ValueError("pass either a Rules object or a preset name with options, not both")
-            self.rules = rules
-        else:
-            self.rules = make_rules(rules, options)
+        self.rules = rules_from(rules, options)
         if episode not in EPISODES:
             raise ValueError(f"episode must be 'hand' or 'match', not {episode!r}")
         self.reward_kind = reward_kind(reward, self.rules)

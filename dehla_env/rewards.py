@@ -54,15 +54,7 @@ def reward_kind(kind: str | RewardKind, rules: Rules) -> RewardKind:
     return parsed
 
 
-def side0_reward(
-    kind: RewardKind,
-    rules: Rules,
-    winner: Any,
-    tens: Any,
-    tricks: Any,
-    kot: Any,
-    score: Any,
-) -> Any:
+def side0_reward(kind: RewardKind, rules: Rules, *, winner: Any, tens: Any, tricks: Any, kot: Any, score: Any) -> Any:
     """Side 0's reward for complete hands.
 
     ``winner`` and ``kot`` are sides with -1 for none; ``tens``, ``tricks`` and
@@ -72,40 +64,19 @@ def side0_reward(
     about 5 us a hand.
     """
     if isinstance(winner, int):
-        return float(_side0(kind, rules, winner, tens[0], tens[1], tricks[0], tricks[1], kot, score[0], score[1]))
+        pairs = (tens[0], tens[1]), (tricks[0], tricks[1]), (score[0], score[1])
+        return float(_side0(kind, rules, winner, kot, pairs))
     tens, tricks, score = np.asarray(tens), np.asarray(tricks), np.asarray(score)
-    out = np.asarray(
-        _side0(
-            kind,
-            rules,
-            np.asarray(winner),
-            tens[..., 0],
-            tens[..., 1],
-            tricks[..., 0],
-            tricks[..., 1],
-            np.asarray(kot),
-            score[..., 0],
-            score[..., 1],
-        ),
-        np.float64,
-    )
+    pairs = (tens[..., 0], tens[..., 1]), (tricks[..., 0], tricks[..., 1]), (score[..., 0], score[..., 1])
+    out = np.asarray(_side0(kind, rules, np.asarray(winner), np.asarray(kot), pairs), np.float64)
     return float(out) if out.ndim == 0 else out
 
 
-def _side0(
-    kind: RewardKind,
-    rules: Rules,
-    w: Any,
-    tens0: Any,
-    tens1: Any,
-    tricks0: Any,
-    tricks1: Any,
-    kot: Any,
-    score0: Any,
-    score1: Any,
-) -> Any:
+def _side0(kind: RewardKind, rules: Rules, w: Any, kot: Any, pairs: tuple[tuple[Any, Any], ...]) -> Any:
     """The table of the module docstring, written once for numbers and arrays alike
-    (comparisons times 1.0 rather than ``np.where``)."""
+    (comparisons times 1.0 rather than ``np.where``); ``pairs``: the tens, the tricks and
+    the score, each as (side 0, side 1)."""
+    (tens0, tens1), (tricks0, tricks1), (score0, score1) = pairs
     if kind is RewardKind.WIN:
         return 1.0 * (w == 0) - 1.0 * (w == 1)
     if kind is RewardKind.TENS:
@@ -133,11 +104,10 @@ def reward_weights(weights: Mapping[str, float], rules: Rules) -> dict[RewardKin
     return out
 
 
-def weighted_side0_reward(
-    weights: Mapping[RewardKind, float], rules: Rules, winner: Any, tens: Any, tricks: Any, kot: Any, score: Any
-) -> Any:
-    """Side 0's reward as ``sum(weight * side0_reward(kind, ...))`` over ``weights``."""
-    return sum(w * side0_reward(k, rules, winner, tens, tricks, kot, score) for k, w in weights.items())
+def weighted_side0_reward(weights: Mapping[RewardKind, float], rules: Rules, **hand: Any) -> Any:
+    """Side 0's reward as ``sum(weight * side0_reward(kind, rules, **hand))`` over
+    ``weights`` (``hand``: the keywords of :func:`side0_reward`)."""
+    return sum(w * side0_reward(k, rules, **hand) for k, w in weights.items())
 
 
 def last_hand_side0_reward(weights: Mapping[RewardKind, float], match: Any) -> float:
@@ -150,11 +120,11 @@ def last_hand_side0_reward(weights: Mapping[RewardKind, float], match: Any) -> f
         weighted_side0_reward(
             weights,
             match.rules,
-            -1 if result.winner is None else result.winner,
-            hand.tens,
-            hand.tricks,
-            -1 if summary.kot is None else summary.kot,
-            result.score,
+            winner=-1 if result.winner is None else result.winner,
+            tens=hand.tens,
+            tricks=hand.tricks,
+            kot=-1 if summary.kot is None else summary.kot,
+            score=result.score,
         )
     )
 

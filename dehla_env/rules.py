@@ -516,6 +516,16 @@ def make_rules(name: str = "dehla", options: Mapping[str, Any] | None = None, **
     return Rules(**{k: v for k, v in base.items() if k in field_names})
 
 
+def rules_from(rules: str | Rules, options: Mapping[str, Any]) -> Rules:
+    """What an env is given: a :class:`Rules` as it is, or a preset's name with its
+    ``options`` (:func:`make_rules`); both at once is an error."""
+    if isinstance(rules, Rules):
+        if options:
+            raise ValueError("pass either a Rules object or a preset name with options, not both")
+        return rules
+    return make_rules(rules, options)
+
+
 def parse_option_pairs(pairs: Iterable[str]) -> dict[str, Any]:
     """Command-line options ``["trump=chosen", "kots=3", "defender_kot=true"]`` -> typed
     values (JSON where the value parses as JSON, else the text). Raises :class:`RulesError`

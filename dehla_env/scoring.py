@@ -242,7 +242,9 @@ class MatchTally(NamedTuple):
 
 
 #: a match before its first hand (plain ints: the same for every game of a batch)
-FRESH_TALLY: Final = MatchTally((0, 0), (0, 0), NO_SIDE, 0, NO_ROUND, 0, NO_SIDE)
+FRESH_TALLY: Final = MatchTally(
+    kots=(0, 0), points=(0, 0), streak_side=NO_SIDE, streak_count=0, prev_round=NO_ROUND, hands=0, winner=NO_SIDE
+)
 
 
 class MatchStep(NamedTuple):
@@ -316,7 +318,16 @@ def score_match(rules: Rules, tally: MatchTally, hand: HandOutcome) -> MatchStep
             winner = _where(p1 - p0 >= rules.gap, 1, _where(p0 - p1 >= rules.gap, 0, _at_limit(maxed, p0, p1)))
         case _:
             assert_never(scoring)
-    return MatchStep(MatchTally(kots, points, streak_side, streak_count, prev, hands, winner), kot)
+    tally = MatchTally(
+        kots=kots,
+        points=points,
+        streak_side=streak_side,
+        streak_count=streak_count,
+        prev_round=prev,
+        hands=hands,
+        winner=winner,
+    )
+    return MatchStep(tally, kot)
 
 
 def next_dealer(rules: Rules, tally: MatchTally, hand: HandOutcome, dealer: Ints) -> Ints:

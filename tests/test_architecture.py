@@ -301,6 +301,44 @@ def test_cards_and_seats_are_read_through_their_helpers() -> None:
     assert offenders == []
 
 
+#: modules whose calls may pass more than five positional arguments, and why: the inner
+#: loops of the exact solver and of the search's playouts, where keyword arguments cost
+#: a measurable share of a decision
+POSITIONAL_HOT_LOOPS = {
+    "agents/search/solver.py": "the exact solver's inner loop",
+    "agents/search/pimc.py": "the search's playout loop",
+}
+MAX_POSITIONAL = 5
+
+
+def _long_positional_calls(tree: ast.AST) -> list[tuple[int, str]]:
+    """Calls with more than :data:`MAX_POSITIONAL` positional arguments (a ``*args``
+    unpacking is not counted: its length is not in the source)."""
+    return [
+        (node.lineno, ast.unparse(node.func))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and sum(not isinstance(a, ast.Starred) for a in node.args) > MAX_POSITIONAL
+    ]
+
+
+def test_no_call_passes_more_than_five_positional_arguments() -> None:
+    """Past five, arguments are named: a call reads without its signature beside it, and
+    a swapped pair of same-typed arguments cannot pass unseen."""
+    offenders = []
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            rel = str(path.relative_to(ROOT))
+            if rel not in POSITIONAL_HOT_LOOPS:
+                calls = _long_positional_calls(ast.parse(path.read_text()))
+                offenders += [f"{rel}:{line}: {func}(...)" for line, func in calls]
+    assert offenders == []
+
+
+def test_the_positional_check_sees_long_calls() -> None:
+    code = "f(1, 2, 3, 4, 5)\ng(1, 2, 3, 4, 5, 6)\nh(*xs, 1, 2, 3, 4, 5)\nk(1, 2, 3, 4, 5, x=6)\n"
+    assert _long_positional_calls(ast.parse(code)) == [(2, "g")]
+
+
 def test_the_vocabulary_check_sees_raw_arithmetic() -> None:
     code = "a = card // NUM_RANKS\nb = c % 13\nc = view.seat % 2\nd = index % 2\ne = bits >> s & 1\n"
     assert [line for line, _ in _raw_card_and_seat_arithmetic(ast.parse(code))] == [1, 2, 3]

@@ -354,9 +354,9 @@ def test_sigterm_stops_the_command_and_its_workers_within_seconds(command: list[
 def test_seats_and_seeds():
     assert seat_specs(4, 0, "A", "B") == ["A", "B", "A", "B"]
     assert seat_specs(4, 1, "A", "B") == ["B", "A", "B", "A"]
-    assert seat_specs(4, 0, "A", "B", "pa", "pb") == ["A", "B", "pa", "pb"]
-    assert seat_specs(4, 1, "A", "B", "pa", None) == ["B", "A", "B", "pa"]
-    assert seat_specs(6, 1, "A", "B", "pa", "pb") == ["B", "A", "pb", "pa", "pb", "pa"]
+    assert seat_specs(4, 0, "A", "B", partner_a="pa", partner_b="pb") == ["A", "B", "pa", "pb"]
+    assert seat_specs(4, 1, "A", "B", partner_a="pa") == ["B", "A", "B", "pa"]
+    assert seat_specs(6, 1, "A", "B", partner_a="pa", partner_b="pb") == ["B", "A", "pb", "pa", "pb", "pa"]
     rules = make_rules("dehla")
     assert deal_deck(rules, 7, 3) == deal_deck(rules, 7, 3)
     assert deal_deck(rules, 7, 3) != deal_deck(rules, 7, 4)

@@ -55,7 +55,9 @@ def test_hard_beats_easy_named_double_sar():
     """Named trump with double-sar scoring is the closest race (hand win rate ~0.54):
     the tens difference shows hard's edge cheaply; the win-rate interval needs the
     slow run below."""
-    d = run_duel(make_rules("dehla-direct", trump="named", scoring="double-sar"), "hard", "easy", 150, SEED, WORKERS)
+    d = run_duel(
+        make_rules("dehla-direct", trump="named", scoring="double-sar"), "hard", "easy", 150, SEED, workers=WORKERS
+    )
     assert d.tens_diff.low > 0.0, f"tens difference {d.tens_diff}"
     assert d.win_rate.value > 0.5, f"win rate {d.win_rate}"
 

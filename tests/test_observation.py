@@ -409,11 +409,11 @@ def test_the_encoder_reads_only_public_fields_and_the_views_helpers(config: tupl
                 board,
                 guard,
                 seat,
-                own_hand_mask(hand, seat),
-                own_cards(hand, seat) if hand.extra is not None else None,
-                visible_trump(hand, seat),
-                lambda _h, hand=hand: (visible_contract(hand), cards_undealt(hand)),  # the helpers read the hand
-                match,
+                own_mask=own_hand_mask(hand, seat),
+                own_list=own_cards(hand, seat) if hand.extra is not None else None,
+                trump_seen=visible_trump(hand, seat),
+                public=lambda _h, hand=hand: (visible_contract(hand), cards_undealt(hand)),  # the helpers read the hand
+                match=match,
             )
             gathered = board.values[gather_indices(rules.players)[seat]]
             assert np.array_equal(gathered, encode_view(view_of(match, seat)))

@@ -404,9 +404,17 @@ def test_a_hand_paid_alone_is_paid_what_a_batch_of_hands_pays(ruleset: str, kind
     winner, kot = rng.integers(-1, 2, g), rng.integers(-1, 2, g)
     tens, tricks, score = rng.integers(0, 5, (g, 2)), rng.integers(0, 14, (g, 2)), rng.integers(-26, 27, (g, 2))
     for kind in map(RewardKind, kinds):
-        batch = side0_reward(kind, rules, winner, tens, tricks, kot, score)
+        batch = side0_reward(kind, rules, winner=winner, tens=tens, tricks=tricks, kot=kot, score=score)
         one = [
-            side0_reward(kind, rules, int(w), tuple(t.tolist()), list(r.tolist()), int(k), tuple(s.tolist()))
+            side0_reward(
+                kind,
+                rules,
+                winner=int(w),
+                tens=tuple(t.tolist()),
+                tricks=list(r.tolist()),
+                kot=int(k),
+                score=tuple(s.tolist()),
+            )
             for w, t, r, k, s in zip(winner, tens, tricks, kot, score, strict=True)
         ]
         assert all(type(x) is float for x in one)

@@ -187,11 +187,20 @@ def _main(argv: list[str] | None) -> int:
             if given:
                 raise BadInput(f"{', '.join(given)}: for a duel, not for a round robin (--agents)")
             agents = split_agents(args.agents)
-            check_round_robin(rules, agents, args.deals, args.seed, args.mode)
+            check_round_robin(rules, agents, args.deals, args.seed, mode=args.mode)
         else:
             args.a = DEFAULT_A if args.a is None else args.a
             args.b = DEFAULT_B if args.b is None else args.b
-            check_duel(rules, args.a, args.b, args.deals, args.seed, args.mode, args.partner_a, args.partner_b)
+            check_duel(
+                rules,
+                args.a,
+                args.b,
+                args.deals,
+                args.seed,
+                mode=args.mode,
+                partner_a=args.partner_a,
+                partner_b=args.partner_b,
+            )
         if args.plot:
             require_matplotlib()
         cluster = connect(args, workers)
@@ -206,8 +215,8 @@ def _main(argv: list[str] | None) -> int:
             agents,
             args.deals,
             args.seed,
-            workers,
-            args.mode,
+            workers=workers,
+            mode=args.mode,
             n_boot=args.bootstrap,
             progress=progress,
             cluster=cluster,
@@ -219,11 +228,11 @@ def _main(argv: list[str] | None) -> int:
             args.b,
             args.deals,
             args.seed,
-            workers,
-            args.mode,
-            args.partner_a,
-            args.partner_b,
-            progress,
+            workers=workers,
+            mode=args.mode,
+            partner_a=args.partner_a,
+            partner_b=args.partner_b,
+            progress=progress,
             cluster=cluster,
         )
     print(json.dumps(result.as_dict()) if args.json else result.table(), flush=True)

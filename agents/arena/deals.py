@@ -76,7 +76,7 @@ def agent_seed(seed: int, index: int, seat: int) -> int:
 
 
 def seat_specs(
-    players: int, game: int, spec_a: str, spec_b: str, partner_a: str | None = None, partner_b: str | None = None
+    players: int, game: int, spec_a: str, spec_b: str, *, partner_a: str | None = None, partner_b: str | None = None
 ) -> list[str]:
     """The spec at every seat in game ``game`` (0: A on the even seats, 1: A on the odd).
 

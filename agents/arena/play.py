@@ -110,7 +110,7 @@ class _MatchPlayed:
 
 
 def _play_match(
-    rules: Rules, first_dealer: int, seats: Sequence[Agent], seed: int, index: int, fixed: FixedDeals | None
+    rules: Rules, first_dealer: int, seats: Sequence[Agent], seed: int, index: int, *, fixed: FixedDeals | None
 ) -> _MatchPlayed:
     """A whole match with per-hand deck and draw streams, so both games of a deal see the
     same decks in the same order however long each game's match runs."""
@@ -245,7 +245,9 @@ def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
 
     for game in (0, 1):
         a, b = game, 1 - game  # A's side, B's side
-        specs = seat_specs(rules.players, game, task.spec_a, task.spec_b, task.partner_a, task.partner_b)
+        specs = seat_specs(
+            rules.players, game, task.spec_a, task.spec_b, partner_a=task.partner_a, partner_b=task.partner_b
+        )
         seats: list[Agent] = [
             TimedAgent(make_agent(spec, rules, agent_seed(task.seed, index, s)), clock, spec)
             for s, spec in enumerate(specs)
@@ -265,7 +267,7 @@ def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
             kots_b += out.kot == b
             decisions += out.decisions
         else:
-            m = _play_match(rules, dealer, seats, task.seed, index, task.fixed)
+            m = _play_match(rules, dealer, seats, task.seed, index, fixed=task.fixed)
             won = sum(_share(w, a) for w in m.hand_winners)
             for w, (leader, maker) in zip(m.hand_winners, m.roles, strict=True):
                 tally(a, leader, maker, _share(w, a))

@@ -55,6 +55,7 @@ def check_duel(
     spec_b: str,
     deals: int,
     seed: int,
+    *,
     mode: str = "hand",
     partner_a: str | None = None,
     partner_b: str | None = None,
@@ -66,7 +67,7 @@ def check_duel(
 
 
 def check_round_robin(
-    rules: Rules, agents: Sequence[str], deals: int, seed: int, mode: str = "hand", fixed: FixedDeals | None = None
+    rules: Rules, agents: Sequence[str], deals: int, seed: int, *, mode: str = "hand", fixed: FixedDeals | None = None
 ) -> None:
     """``ValueError`` if :func:`run_round_robin` with these arguments could not run."""
     _check_run(deals, seed, mode, fixed)
@@ -84,6 +85,7 @@ def run_duel(
     spec_b: str,
     deals: int,
     seed: int,
+    *,
     workers: int | None = 1,
     mode: str = "hand",
     partner_a: str | None = None,
@@ -100,16 +102,39 @@ def run_duel(
     hands). ``cluster``: play the chunks as Ray tasks there (the same records)."""
     if start < 0 or deals < 1:
         raise ValueError(f"a duel plays at least 1 deal from a start >= 0, not {deals} from {start}")
-    check_duel(rules, spec_a, spec_b, start + deals, seed, mode, partner_a, partner_b, fixed)
+    check_duel(
+        rules, spec_a, spec_b, start + deals, seed, mode=mode, partner_a=partner_a, partner_b=partner_b, fixed=fixed
+    )
     n = resolve_workers(workers) if cluster is None else cluster.cpus
     tasks = [
-        Task(rules, spec_a, spec_b, partner_a, partner_b, seed, mode, start + s, start + e, fixed=fixed)
+        Task(
+            rules,
+            spec_a,
+            spec_b,
+            partner_a,
+            partner_b,
+            seed=seed,
+            mode=mode,
+            start=start + s,
+            stop=start + e,
+            fixed=fixed,
+        )
         for s, e in chunks(deals, n)
     ]
     t = time.perf_counter()
     records, clock, _ = execute(tasks, n, progress, cluster)[None]
     return DuelResult(
-        rules, spec_a, spec_b, seed, mode, partner_a, partner_b, records, time.perf_counter() - t, clock, n
+        rules=rules,
+        a=spec_a,
+        b=spec_b,
+        seed=seed,
+        mode=mode,
+        partner_a=partner_a,
+        partner_b=partner_b,
+        records=records,
+        seconds=time.perf_counter() - t,
+        clock=clock,
+        workers=n,
     )
 
 
@@ -118,6 +143,7 @@ def run_round_robin(
     agents: Sequence[str],
     deals: int,
     seed: int,
+    *,
     workers: int | None = 1,
     mode: str = "hand",
     n_boot: int = 200,
@@ -126,12 +152,12 @@ def run_round_robin(
     cluster: RayCluster | None = None,
 ) -> RoundRobinResult:
     """Every pair of ``agents`` plays a duel on the same duplicate deals; ratings from all."""
-    check_round_robin(rules, agents, deals, seed, mode, fixed)
+    check_round_robin(rules, agents, deals, seed, mode=mode, fixed=fixed)
     agents = list(agents)
     n = resolve_workers(workers) if cluster is None else cluster.cpus
     pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
     tasks = [
-        Task(rules, agents[i], agents[j], None, None, seed, mode, s, e, key=(i, j), fixed=fixed)
+        Task(rules, agents[i], agents[j], None, None, seed=seed, mode=mode, start=s, stop=e, key=(i, j), fixed=fixed)
         for (i, j) in pairs
         for s, e in chunks(deals, n)
     ]
@@ -141,6 +167,20 @@ def run_round_robin(
     duels = {}
     for i, j in pairs:
         records, clock, secs = results[(i, j)]
-        duels[(i, j)] = DuelResult(rules, agents[i], agents[j], seed, mode, None, None, records, secs / n, clock, n)
+        duels[(i, j)] = DuelResult(
+            rules=rules,
+            a=agents[i],
+            b=agents[j],
+            seed=seed,
+            mode=mode,
+            partner_a=None,
+            partner_b=None,
+            records=records,
+            seconds=secs / n,
+            clock=clock,
+            workers=n,
+        )
     ratings = fit_ratings(agents, {p: d.rating_data() for p, d in duels.items()}, n_boot=n_boot, seed=seed)
-    return RoundRobinResult(rules, agents, seed, mode, duels, ratings, seconds)
+    return RoundRobinResult(
+        rules=rules, agents=agents, seed=seed, mode=mode, duels=duels, ratings=ratings, seconds=seconds
+    )

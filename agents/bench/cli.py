@@ -134,7 +134,7 @@ def _main(argv: list[str]) -> int:
         elif task == "ladder":
             specs = references(preset)
         for spec in specs:
-            check_duel(rules, spec, spec, 1, ds.seed, a.mode)
+            check_duel(rules, spec, spec, 1, ds.seed, mode=a.mode)
         shown = published(preset, a.mode) if task in ("show", "place") else None
         if task == "place":
             assert shown is not None

@@ -125,13 +125,13 @@ def published(preset: Preset, mode: str = "hand", path: Path | None = None) -> L
         n_boot=0,
     )
     return Ladder(
-        preset.name,
-        str(entry["version"]),
-        mode,
-        int(entry["deals"]),
-        ratings,
-        str(entry["command"]),
-        dict(entry.get("policies", {})),
+        preset=preset.name,
+        version=str(entry["version"]),
+        mode=mode,
+        deals=int(entry["deals"]),
+        ratings=ratings,
+        command=str(entry["command"]),
+        policies=dict(entry.get("policies", {})),
     )
 
 
@@ -166,7 +166,16 @@ def compute_ladder(
         fitted.n_boot,
     )
     policies = {spec: policy_digest(spec) for spec in refs if spec.startswith("policy:")}
-    return Ladder(preset.name, bench.deals.version, bench.mode, deals, ratings, command, policies), duels
+    ladder = Ladder(
+        preset=preset.name,
+        version=bench.deals.version,
+        mode=bench.mode,
+        deals=deals,
+        ratings=ratings,
+        command=command,
+        policies=policies,
+    )
+    return ladder, duels
 
 
 def match_edge_per_hand_edge(duels: dict[str, DuelResult]) -> float | None:

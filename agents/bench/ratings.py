@@ -249,12 +249,12 @@ def fit_team_ratings(
     if absent:
         raise ValueError(f"agents in no game: {absent}")
 
-    theta = _team_mle(x, y, w, prior, np.zeros(len(names)), balanced)
+    theta = _team_mle(x, y, w, prior=prior, start=np.zeros(len(names)), centre=balanced)
     rng = np.random.default_rng(seed)
     boots = np.empty((max(n_boot, 0), len(names)))
     for b in range(max(n_boot, 0)):
         idx = rng.integers(0, len(games), size=len(games))
-        boots[b] = _team_mle(x[idx], y[idx], w[idx], prior, theta, balanced)
+        boots[b] = _team_mle(x[idx], y[idx], w[idx], prior=prior, start=theta, centre=balanced)
     informed = np.count_nonzero(x, axis=0)
     ratings = {
         name: _estimate(float(theta[i] * ELO_PER_NAT), boots[:, i] * ELO_PER_NAT, int(informed[i]))
@@ -279,7 +279,7 @@ def _design(names: tuple[str, ...], games: Sequence[TeamGame]) -> tuple[np.ndarr
 
 
 def _team_mle(
-    x: np.ndarray, y: np.ndarray, w: np.ndarray, prior: float, start: np.ndarray, centre: bool, tol: float = 1e-10
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, *, prior: float, start: np.ndarray, centre: bool, tol: float = 1e-10
 ) -> np.ndarray:
     """Penalised weighted logistic regression without intercept, by Newton's method with
     step halving (the objective is strictly concave, so it converges from anywhere)."""

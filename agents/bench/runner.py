@@ -282,10 +282,10 @@ class Bench:
                     b,
                     n,
                     self.deals.seed,
-                    self.workers,
-                    self.mode,
-                    partner_a,
-                    partner_b,
+                    workers=self.workers,
+                    mode=self.mode,
+                    partner_a=partner_a,
+                    partner_b=partner_b,
                     fixed=self.deals.deals,
                     start=start,
                     cluster=self.cluster,
@@ -302,17 +302,17 @@ class Bench:
             if enough is not None and enough(records):
                 break
         return DuelResult(
-            rules,
-            a,
-            b,
-            self.deals.seed,
-            self.mode,
-            partner_a,
-            partner_b,
-            records,
-            time.perf_counter() - t,
-            clock,
-            self.workers or 1,
+            rules=rules,
+            a=a,
+            b=b,
+            seed=self.deals.seed,
+            mode=self.mode,
+            partner_a=partner_a,
+            partner_b=partner_b,
+            records=records,
+            seconds=time.perf_counter() - t,
+            clock=clock,
+            workers=self.workers or 1,
         )
 
 

@@ -179,7 +179,9 @@ class SPRT:
                 decision = "H1"
             elif llr <= self.lower:
                 decision = "H0"
-        return SPRTState(n, llr, self.lower, self.upper, decision, mean, self.mu0, self.mu1)
+        return SPRTState(
+            n=n, llr=llr, lower=self.lower, upper=self.upper, decision=decision, mean=mean, mu0=self.mu0, mu1=self.mu1
+        )
 
 
 def _check_open(name: str, value: float, low: float, high: float) -> None:

@@ -135,7 +135,7 @@ def holders_of(view: PlayerView) -> tuple[list[int], list[Holder]]:
             rest = 5 - k  # first-stage cards the seat still held at the second deal
             not_void = ~_suits_mask(v1[seat])
             base = (played_after[seat] & not_void).bit_count()
-            holders.append(Holder(seat, size, v2[seat], rest, extra, base))
+            holders.append(Holder(seat, size, v2[seat], stage_rest=rest, stage_voids=extra, stage_base=base))
         else:
             holders.append(Holder(seat, size, v2[seat]))
     if view.cards_undealt:

@@ -175,7 +175,13 @@ class BatchedSearchAgent(SearchAgent):
         res = eng.outcome(g)
         tens0, tricks0 = eng.tens[g, 0], eng.tricks[g, 0]
         win0 = side0_reward(
-            RewardKind.WIN, self.rules, res["winner"], eng.tens[g], eng.tricks[g], res["kot"], res["score"]
+            RewardKind.WIN,
+            self.rules,
+            winner=res["winner"],
+            tens=eng.tens[g],
+            tricks=eng.tricks[g],
+            kot=res["kot"],
+            score=res["score"],
         )
         margin0 = side0_margin(self.rules, tens0, eng.cards_won[g, 0] + tens0, tricks0)
         score0 = np.where(np.isnan(solved), 0.5 * (1.0 + win0) + self.margin * margin0, solved)

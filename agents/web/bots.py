@@ -187,6 +187,7 @@ class Thinker:
         rules: Rules,
         seed: int,
         view: PlayerView,
+        *,
         cancel: asyncio.Event,
     ) -> tuple[int, bool]:
         """The bot's action and whether it ran out of time (then the hard bot's move).

@@ -127,7 +127,7 @@ def _text(name: str, data: dict[str, Any], key: str, limit: int, default: str | 
     return value.strip()
 
 
-def _int(name: str, data: dict[str, Any], key: str, lo: int, hi: int, default: int | None = None) -> int:
+def _int(name: str, data: dict[str, Any], key: str, lo: int, hi: int, *, default: int | None = None) -> int:
     value = data.get(key, default)
     if value is None:
         raise ExperimentError(f"{name}: {key}: missing (a whole number {lo}..{hi})")
@@ -194,15 +194,15 @@ def check_experiment(data: Any, name: str = "experiment", catalogue: Catalogue |
     except ValueError as e:
         raise ExperimentError(f"{name}: rules: {e}") from None
     size = len(deal_set)
-    offset = _int(name, deals, "offset", 0, size - 1, 0)
-    count = _int(name, deals, "count", 1, size - offset, hands)
+    offset = _int(name, deals, "offset", 0, size - 1, default=0)
+    count = _int(name, deals, "count", 1, size - offset, default=hands)
     if hands > count:
         raise ExperimentError(f"{name}: hands: {hands} is more than the {count} deals of deals.count")
-    participants = _int(name, data, "participants", 0, MAX_PARTICIPANTS, 0)
+    participants = _int(name, data, "participants", 0, MAX_PARTICIPANTS, default=0)
     enrolment = data.get("enrolment", "links")
     if enrolment not in ENROLMENTS:
         raise ExperimentError(f"{name}: enrolment: one of {', '.join(ENROLMENTS)}, not {_shown(enrolment)}")
-    max_participants = _int(name, data, "max_participants", 1, MAX_PARTICIPANTS, max(participants, 100))
+    max_participants = _int(name, data, "max_participants", 1, MAX_PARTICIPANTS, default=max(participants, 100))
     if participants > max_participants:
         raise ExperimentError(f"{name}: participants: {participants} is more than max_participants {max_participants}")
     if enrolment == "links" and participants == 0:

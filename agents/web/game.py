@@ -73,6 +73,7 @@ class WebGame:
         human_seat: int,
         partner: str,
         opponents: str,
+        *,
         seed: int | None = None,
         bot_delay: float = 0.0,
         deck_source: DeckSource | None = None,

@@ -286,13 +286,13 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     register_policies(catalogue.policies)  # policy:NAME of the operator's folder, for the bots built here
     thinker = Thinker(catalogue.policies, config.think_seconds, config.think_slots)
     limits = TableLimits(
-        config.max_tables,
-        config.tables_per_client,
-        config.max_connections,
-        config.connections_per_client,
-        config.idle_minutes,
-        config.bot_delay,
-        MAX_BOT_DELAY,
+        max_tables=config.max_tables,
+        tables_per_client=config.tables_per_client,
+        max_connections=config.max_connections,
+        connections_per_client=config.connections_per_client,
+        idle_minutes=config.idle_minutes,
+        bot_delay=config.bot_delay,
+        max_bot_delay=MAX_BOT_DELAY,
     )
     tables = TableStore(limits, config.records, catalogue, thinker)
 
@@ -362,7 +362,13 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             # building bots may import torch or load a checkpoint: off the event loop
             game = await anyio.to_thread.run_sync(
                 lambda: WebGame(
-                    new_game_id(), rules, 0 if seat is None else seat, partner, opponents, seed, float(delay)
+                    new_game_id(),
+                    rules,
+                    0 if seat is None else seat,
+                    partner,
+                    opponents,
+                    seed=seed,
+                    bot_delay=float(delay),
                 )
             )
         except (RulesError, SetupError) as e:
@@ -426,7 +432,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                 spec = game.specs[seat]
                 seed = decision_seed(game.seed, seat, game.version)  # reproducible per game state
                 try:
-                    action, late = await thinker.decide(agent, spec, game.rules, seed, bot_view, cancel)
+                    action, late = await thinker.decide(agent, spec, game.rules, seed, bot_view, cancel=cancel)
                 except BotCancelled:
                     return answer(game, advanced=False)
                 except BotFailed as e:  # a bot's failure is the server's, not the person's

@@ -170,7 +170,7 @@ def attach_study(app: Starlette, study: Study, base: str = "") -> list[str]:
                 try:
                     if thinks(spec):
                         seed = decision_seed(game.seed, seat, game.version)
-                        action, _late = await thinker.decide(agent, spec, game.rules, seed, bot_view, cancel)
+                        action, _late = await thinker.decide(agent, spec, game.rules, seed, bot_view, cancel=cancel)
                     else:  # seeded once as the arena seeds it, so the baseline's bot plays the same
                         action = int(await anyio.to_thread.run_sync(agent.act, bot_view))
                 except BotCancelled:

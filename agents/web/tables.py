@@ -175,7 +175,7 @@ class SharedGame(WebGame):
         people = [s for s, kind in enumerate(kinds) if kind == PERSON]
         if not people:
             raise SetupError("a table needs at least one person's seat")
-        super().__init__(game_id, rules, people[0], "random", "random", seed, bot_delay)
+        super().__init__(game_id, rules, people[0], "random", "random", seed=seed, bot_delay=bot_delay)
         self.people = set(people)
         self.specs = list(kinds)
         self.bots = {}
@@ -490,7 +490,7 @@ class TableStore:
         cancel = table.thinking = asyncio.Event()
         seed = decision_seed(game.seed, seat, version)
         try:
-            action, late = await self.thinker.decide(agent, spec, game.rules, seed, bot_view, cancel)
+            action, late = await self.thinker.decide(agent, spec, game.rules, seed, bot_view, cancel=cancel)
         except BotCancelled:
             return
         except BotFailed as e:  # the game goes on: the hard bot moves for it

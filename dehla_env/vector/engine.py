@@ -629,7 +629,7 @@ class BatchEngine:
         self.ntricks[F] = done
         last = done == self.num_tricks
         if self.has_middle:
-            self._middle_trick(f, tc, w, fs, done, last, tens_here)
+            self._middle_trick(f, tc, w, fs=fs, done=done, last=last, tens_here=tens_here)
         else:
             # R2.3, R3.2, R4.3: the winner's side captures the trick at once.
             self._tens_flat[fs] += tens_here
@@ -669,6 +669,7 @@ class BatchEngine:
         f: np.ndarray,
         tc: np.ndarray,
         w: np.ndarray,
+        *,
         fs: np.ndarray,
         done: np.ndarray,
         last: np.ndarray,

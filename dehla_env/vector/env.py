@@ -95,7 +95,7 @@ from ..cards import NUM_CARDS
 from ..env import EPISODES, ResetNeededError
 from ..errors import IllegalMoveError
 from ..rewards import reward_kind, side0_reward
-from ..rules import Rules, make_rules
+from ..rules import Rules, rules_from
 from ..seats import side_of
 from .engine import BID, DONE, DRAW, PLAY, TRUMP, BatchEngine
 from .observe import BatchObserver, float_observations
@@ -162,12 +162,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         kernel: str | None = None,
         **options: Any,
     ) -> None:
-        if isinstance(rules, Rules):
-            if options:
-                raise ValueError("pass either a Rules object or a preset name with options, not both")
-            self.rules = rules
-        else:
-            self.rules = make_rules(rules, options)
+        self.rules = rules_from(rules, options)
         if episode != EPISODES[0]:
             raise ValueError(
                 f"the vector env plays single hands (episode='hand'), not {episode!r}; use dehla_env.env for matches"
@@ -599,11 +594,11 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         return side0_reward(
             self.reward_kind,
             self.rules,
-            outcome["winner"],
-            outcome["tens"],
-            outcome["tricks"],
-            outcome["kot"],
-            outcome["score"],
+            winner=outcome["winner"],
+            tens=outcome["tens"],
+            tricks=outcome["tricks"],
+            kot=outcome["kot"],
+            score=outcome["score"],
         )
 
     # ------------------------------------------------------------------ misc

@@ -102,3 +102,30 @@ class RowLayout(NamedTuple):
         if at < size:
             spans.append((at, size))
         return np.array(spans, dtype=np.int64)
+
+
+class RowTables(NamedTuple):
+    """What the observation kernel copies from besides the engine: the ranges of a row
+    its card copies leave unwritten (zeroed first, :meth:`RowLayout.zero_spans`), and
+    ``x / den`` for every numerator ``x`` of each fraction, in the output's dtype (or
+    ``x`` itself for codes), rounded as the reference encoder rounds them."""
+
+    zero_spans: np.ndarray
+    held: np.ndarray  # cards held / hand size
+    mid_cards: np.ndarray  # cards in the middle / deck
+    mid_tens: np.ndarray  # tens in the middle / tens
+    bid: np.ndarray  # the contract's tricks / 13
+    tricks: np.ndarray  # tricks / tricks per hand
+    undealt: np.ndarray  # cards undealt / deck
+    tens: np.ndarray  # tens / tens in the deck
+
+
+class SeatRows(NamedTuple):
+    """The rows to write: row ``i`` is seat ``seats[i]``'s observation of game
+    ``games[i]``, with what that seat knows of the trump (R2.4c, decided before:
+    :func:`dehla_env.vector.observe.trump_as_seen`)."""
+
+    games: np.ndarray
+    seats: np.ndarray
+    trump_state: np.ndarray  # the slot of the ``trump_state`` slice
+    trump_seen: np.ndarray  # the suit the seat sees, -1 for none

@@ -47,7 +47,7 @@ from ..scoring import FRESH_TALLY, NO_SIDE, HandOutcome, batch, score_match
 from ..seats import side_of
 from . import kernels
 from .engine import BID, DONE, PLAY, TRUMP, BatchEngine
-from .kernel_types import EngineArrays, RowLayout
+from .kernel_types import EngineArrays, RowLayout, RowTables, SeatRows
 
 
 def trump_as_seen(engine: BatchEngine, g: np.ndarray | slice, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -152,31 +152,19 @@ def _fill(dst: np.ndarray, at: int, count: int) -> None:
     dst[at : at + count] = 0
 
 
-def observe_rows(
-    st: EngineArrays,
-    lay: RowLayout,
-    zero_spans: np.ndarray,
-    tables: tuple[np.ndarray, ...],
-    idx: np.ndarray,
-    seats: np.ndarray,
-    trump: tuple[np.ndarray, np.ndarray],
-    out: np.ndarray,
-) -> None:
+def observe_rows(st: EngineArrays, lay: RowLayout, tables: RowTables, rows: SeatRows, out: np.ndarray) -> None:
     """**The batched writer**: row ``i`` of ``out`` is the observation of seat
-    ``seats[i]`` in game ``idx[i]`` but its match slice (:meth:`BatchObserver.observe`
-    writes that), written in one pass. Plain Python that numba compiles
-    (:mod:`dehla_env.vector.jitted`): the same code either way, a row at a time while
-    it is in cache.
+    ``rows.seats[i]`` in game ``rows.games[i]`` but its match slice
+    (:meth:`BatchObserver.observe` writes that), written in one pass. Plain Python that
+    numba compiles (:mod:`dehla_env.vector.jitted`): the same code either way, a row at a
+    time while it is in cache.
 
     ``st``: the engine's arrays; ``lay``: the slices' offsets and the ruleset's facts;
-    ``zero_spans``: (k, 2) the ranges of a row that the card copies do not write
-    (zeroed first); ``tables``: the fractions (counts, middle cards, middle tens, bid,
-    tricks, undealt, tens) in ``out``'s dtype; ``trump``: each row's ``trump_state``
-    slot and the suit its seat sees (:func:`trump_as_seen`, R2.4c decided there).
+    ``tables``: the spans to zero and the fractions, in ``out``'s dtype.
     """
     n = lay.n
-    trump_state, trump_seen = trump
-    t_count, t_mid_cards, t_mid_tens, t_bid, t_tricks, t_undealt, t_tens = tables
+    idx, seats, trump_state, trump_seen = rows
+    zero_spans = tables.zero_spans
     one = out.dtype.type(1)
     D = out.shape[1]
     flat = out.reshape(-1)
@@ -231,18 +219,19 @@ def observe_rows(
             row[lay.bids + NUM_BID_CHOICES * r + (st.bid_code2[g, me + r] if lay.bidding else 0)] = one
         # fractions (or their numerators)
         for r in range(n):
-            row[lay.hand_counts + r] = t_count[st.counts[g, me + r]]
-        row[lay.progress] = t_tricks[st.ntricks[g]]
-        row[lay.progress + 1] = t_undealt[lay.deck_size - FIRST_STAGE_CARDS if lay.staged and st.stage[g] == 1 else 0]
-        row[lay.tricks_won] = t_tricks[st.tricks[g, side]]
-        row[lay.tricks_won + 1] = t_tricks[st.tricks[g, 1 - side]]
-        row[lay.tens_won] = t_tens[st.tens[g, side]]
-        row[lay.tens_won + 1] = t_tens[st.tens[g, 1 - side]]
+            row[lay.hand_counts + r] = tables.held[st.counts[g, me + r]]
+        row[lay.progress] = tables.tricks[st.ntricks[g]]
+        undealt = lay.deck_size - FIRST_STAGE_CARDS if lay.staged and st.stage[g] == 1 else 0
+        row[lay.progress + 1] = tables.undealt[undealt]
+        row[lay.tricks_won] = tables.tricks[st.tricks[g, side]]
+        row[lay.tricks_won + 1] = tables.tricks[st.tricks[g, 1 - side]]
+        row[lay.tens_won] = tables.tens[st.tens[g, side]]
+        row[lay.tens_won + 1] = tables.tens[st.tens[g, 1 - side]]
         if lay.has_middle:
-            row[lay.middle_info] = t_mid_cards[st.mid_count[g]]
-            row[lay.middle_info + 1] = t_mid_tens[st.mid_tens[g]]
+            row[lay.middle_info] = tables.mid_cards[st.mid_count[g]]
+            row[lay.middle_info + 1] = tables.mid_tens[st.mid_tens[g]]
         if lay.bidding and cs >= 0:
-            row[lay.contract_info] = t_bid[st.contract_level[g]]
+            row[lay.contract_info] = tables.bid[st.contract_level[g]]
             if (cs & 1) == side:
                 row[lay.contract_info + 1] = one
 
@@ -267,8 +256,6 @@ class BatchObserver:
         self.codes = codes
         self.dtype = np.dtype(np.uint8 if codes else np.float32)
         deck, nt, nten, hs = rules.deck_size, rules.num_tricks, rules.num_tens, rules.hand_size
-        # in the order :func:`observe_rows` unpacks them
-        self.tables = tuple(self._table(den) for den in (hs, deck, nten, 13, nt, deck, nten))
         scale = np.ones(lay.size, np.float32)
         if codes:
             scale[o["hand_counts"] : o["hand_counts"] + n] = hs
@@ -283,7 +270,16 @@ class BatchObserver:
         scale.flags.writeable = False
         self.scale = scale
         self.row_layout = RowLayout.of(e, o)
-        self.zero_spans = self.row_layout.zero_spans(self.size)
+        self.tables = RowTables(
+            zero_spans=self.row_layout.zero_spans(self.size),
+            held=self._table(hs),
+            mid_cards=self._table(deck),
+            mid_tens=self._table(nten),
+            bid=self._table(13),
+            tricks=self._table(nt),
+            undealt=self._table(deck),
+            tens=self._table(nten),
+        )
         self._bind()
 
     #: what :meth:`_bind` derives from the engine: its arrays, and the writer
@@ -320,8 +316,8 @@ class BatchObserver:
             out = np.empty((k, self.size), self.dtype)
         assert out.shape == (k, self.size) and out.flags.c_contiguous and out.dtype == self.dtype
         seats = np.ascontiguousarray(seats, dtype=np.int64)
-        trump = trump_as_seen(e, g, seats)
-        self._write(self._arrays, self.row_layout, self.zero_spans, self.tables, idx, seats, trump, out)
+        rows = SeatRows(idx, seats, *trump_as_seen(e, g, seats))
+        self._write(self._arrays, self.row_layout, self.tables, rows, out)
         self._write_match(out, idx, seats, e.phase[g])
         return out
 
