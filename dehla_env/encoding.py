@@ -63,6 +63,7 @@ from .cards import NUM_CARDS, cards_in, suit_of
 from .engine import MatchState, Phase
 from .engine.hand import FIRST_STAGE_CARDS, HandState
 from .rules import MatchScoring, Rules
+from .scoring import Ints, Pair
 from .seats import side_of
 from .tricks import beats, trick_winner
 from .view import PlayerView, cards_undealt, own_cards, own_hand_mask, visible_contract, visible_trump
@@ -188,36 +189,45 @@ def decode(vector: np.ndarray, num_players: int = 4) -> dict[str, np.ndarray]:
     return {s.name: vector[..., s.offset : s.stop].reshape(vector.shape[:-1] + s.shape) for s in lay.slices.values()}
 
 
-def _match_features(rules: Rules, seat_side: int, *, kots, points, streak, hands_completed, over: bool) -> list[float]:
-    """The eight ``match`` values, own side first, each in [0, 1] (R4.5: in ``coat-pees``
-    only the gap matters, so the points slots hold how far each side is ahead / gap)."""
-    own, other = seat_side, 1 - seat_side
-    kots_target = rules.kots_to_win or 1
+def match_denominators(rules: Rules) -> tuple[int, ...]:
+    """The denominators of the eight ``match`` values: kots (twice), points (twice; the
+    gap in ``coat-pees``, R4.5), streak (twice), the hands (the match's limit, else 100),
+    over (1)."""
+    points = rules.gap if rules.match_scoring is MatchScoring.GAP else rules.points_to_win or 1
+    kots, streak = rules.kots_to_win or 1, rules.kot_streak or 1
+    return (kots, kots, points, points, streak, streak, rules.max_hands or 100, 1)
+
+
+def match_codes(rules: Rules, *, kots: Pair, points: Pair, streaks: Pair, hands: Ints, over: Ints) -> list[Ints]:
+    """The numerators of the eight ``match`` values over :func:`match_denominators`: each
+    value is ``min(x / t, 1)``, that is ``min(x, t) / t``. Pairs are own side first;
+    ``streaks`` is each side's run of kots (R1.8, R2.6; 0 for the side not on one). Ints
+    for one seat (the scalar writers), arrays for many (the batched writer): the slice
+    defined once. R4.5: in ``coat-pees`` only the gap counts, so the points slots hold
+    how far each side is ahead."""
     if rules.match_scoring is MatchScoring.GAP:
-        lead = (points[own] - points[other]) / rules.gap
-        p_own, p_other = max(lead, 0.0), max(-lead, 0.0)
-    elif rules.points_to_win is not None:
-        p_own, p_other = points[own] / rules.points_to_win, points[other] / rules.points_to_win
-    else:
-        p_own = p_other = 0.0
-    streak_target = rules.kot_streak or 1
-    s_own = s_other = 0.0
-    if streak is not None:
-        if streak[0] == own:
-            s_own = streak[1] / streak_target
-        else:
-            s_other = streak[1] / streak_target
-    hands = min(hands_completed / rules.max_hands, 1.0) if rules.max_hands else min(hands_completed / 100, 1.0)
-    return [
-        min(kots[own] / kots_target, 1.0),
-        min(kots[other] / kots_target, 1.0),
-        min(p_own, 1.0),
-        min(p_other, 1.0),
-        min(s_own, 1.0),
-        min(s_other, 1.0),
-        hands,
-        1.0 if over else 0.0,
-    ]
+        lead = points[0] - points[1]
+        points = (lead * (lead > 0), -lead * (lead < 0))
+    elif rules.points_to_win is None:
+        points = (0, 0)
+    values = (*kots, *points, *streaks, hands, over)
+    return [min(x, t) if isinstance(x, int) else np.minimum(x, t) for x, t in zip(values, match_denominators(rules))]
+
+
+def _match_features(rules: Rules, seat_side: int, *, kots, points, streak, hands_completed, over: bool) -> list[float]:
+    """One seat's eight ``match`` values (:func:`match_codes` over
+    :func:`match_denominators`), from the match's side-0-first tallies."""
+    own, other = seat_side, 1 - seat_side
+    streaks = (0, 0) if streak is None else (streak[1], 0) if streak[0] == own else (0, streak[1])
+    codes = match_codes(
+        rules,
+        kots=(kots[own], kots[other]),
+        points=(points[own], points[other]),
+        streaks=streaks,
+        hands=hands_completed,
+        over=int(over),
+    )
+    return [int(x) / t for x, t in zip(codes, match_denominators(rules), strict=True)]
 
 
 _PHASE_INDEX = {Phase.TRUMP: 0, Phase.BID: 1, Phase.PLAY: 2}

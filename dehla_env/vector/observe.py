@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 
 from ..cards import NUM_CARDS
-from ..encoding import NUM_BID_CHOICES, layout_for
+from ..encoding import NUM_BID_CHOICES, layout_for, match_codes, match_denominators
 from ..engine.hand import FIRST_STAGE_CARDS
-from ..rules import MatchScoring, Rules
+from ..rules import Rules
 from ..scoring import FRESH_TALLY, NO_SIDE, HandOutcome, batch, score_match
 from ..seats import side_of
 from . import kernels
@@ -91,47 +91,26 @@ def first_hand_match(rules: Rules, engine: BatchEngine, g: np.ndarray) -> dict[s
     }
 
 
-def match_codes(rules: Rules, m: dict[str, np.ndarray], seat_side: np.ndarray) -> np.ndarray:
-    """(k, 8) int: the numerators of :func:`dehla_env.encoding._match_features` after one
-    hand, over :func:`match_denominators` (``min(x / t, 1)`` is ``min(x, t) / t``)."""
-    k = len(seat_side)
-    rows = np.arange(k)
+def match_rows(rules: Rules, m: dict[str, np.ndarray], seat_side: np.ndarray, codes: bool) -> np.ndarray:
+    """(k, 8): the ``match`` values after one hand (``m``: :func:`first_hand_match`) of
+    seats of ``seat_side``, as :func:`dehla_env.encoding.match_codes` defines them:
+    the numerators (``codes``) or float32 fractions."""
+    rows = np.arange(len(seat_side))
     own, other = seat_side, 1 - seat_side
-    kots, points = m["kots"], m["points"]
-    den = match_denominators(rules)
-    zero = np.zeros(k, np.int64)
-    if rules.match_scoring is MatchScoring.GAP:
-        lead = points[rows, own] - points[rows, other]
-        p_own, p_other = np.maximum(lead, 0), np.maximum(-lead, 0)
-    elif rules.points_to_win is not None:
-        p_own, p_other = points[rows, own], points[rows, other]
-    else:
-        p_own = p_other = zero
-    has = m["streak_side"] >= 0
-    s_own = np.where(has & (m["streak_side"] == own), m["streak_count"], 0)
-    s_other = np.where(has & (m["streak_side"] != own), m["streak_count"], 0)
-    out = np.stack(
-        [kots[rows, own], kots[rows, other], p_own, p_other, s_own, s_other, np.ones(k, np.int64), m["over"]], axis=1
+    kots, points, side, count = m["kots"], m["points"], m["streak_side"], m["streak_count"]
+    on_run = side >= 0
+    values = match_codes(
+        rules,
+        kots=(kots[rows, own], kots[rows, other]),
+        points=(points[rows, own], points[rows, other]),
+        streaks=(np.where(on_run & (side == own), count, 0), np.where(on_run & (side != own), count, 0)),
+        hands=np.ones(len(rows), np.int64),
+        over=m["over"].astype(np.int64),
     )
-    return np.minimum(out, den[None, :].astype(np.int64))
-
-
-def match_denominators(rules: Rules) -> np.ndarray:
-    """(8,) the denominators of the ``match`` slice (one completed hand: ``hands`` is 1)."""
-    if rules.match_scoring is MatchScoring.GAP:
-        points = rules.gap
-    else:
-        points = rules.points_to_win or 1
-    hands = rules.max_hands if rules.max_hands else 100
-    kots = rules.kots_to_win or 1
-    streak = rules.kot_streak or 1
-    return np.array([kots, kots, points, points, streak, streak, hands, 1], np.int64)
-
-
-def match_features(rules: Rules, m: dict[str, np.ndarray], seat_side: np.ndarray) -> np.ndarray:
-    """(k, 8) float32: :func:`dehla_env.encoding._match_features` after one hand."""
-    codes = match_codes(rules, m, seat_side).astype(np.float32)
-    return codes / match_denominators(rules).astype(np.float32)
+    out = np.stack(np.broadcast_arrays(*values), axis=1)
+    if codes:
+        return out
+    return out.astype(np.float32) / np.array(match_denominators(rules), np.float32)
 
 
 def float_observations(codes: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -327,6 +306,5 @@ class BatchObserver:
         if done.any():
             d = np.flatnonzero(done)
             fm = first_hand_match(self.rules, self.engine, idx[d])
-            feats = match_codes if self.codes else match_features
             o = self.o["match"]
-            out[d, o : o + 8] = feats(self.rules, fm, side_of(seats[d]))
+            out[d, o : o + 8] = match_rows(self.rules, fm, side_of(seats[d]), self.codes)
