@@ -11,6 +11,9 @@ random legal decisions:
   decision by the env's encoder (``ObservationEncoder.encode``), nothing else: the floor
   of any AEC env over this engine and encoder, what no trimming of the env's own
   bookkeeping can pass;
+* ``eng+def``: the same, the observation written by its definition instead
+  (``encode_view(view_of(match, seat))``, from scratch from the seat's view): the floor
+  of an AEC env without an observation writer of its own;
 * ``raw_env``: the bare PettingZoo AEC env, ``env.last()`` every decision (so the
   observation is encoded every step) and the action picked from its mask;
 * ``env()``: the same through PettingZoo's safety wrappers;
@@ -42,9 +45,10 @@ import numpy as np
 
 from dehla_env import env as wrapped_env
 from dehla_env import raw_env
-from dehla_env.encoding import ObservationEncoder
+from dehla_env.encoding import ObservationEncoder, encode_view
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
+from dehla_env.view import view_of
 
 CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("dehla", {}),
@@ -65,12 +69,18 @@ def pick(legal: Sequence[int] | np.ndarray, u: float) -> int:
 
 
 def engine_loop(
-    name: str, options: dict[str, Any], steps: int, seed: int, randoms: list[float], observe: bool = False
+    name: str, options: dict[str, Any], steps: int, seed: int, randoms: list[float], observe: str | None = None
 ) -> float:
-    """The bare engine; with ``observe``, the seat to act's observation encoded at every
-    decision too (the ``eng+obs`` column)."""
+    """The bare engine; with ``observe``, the seat to act's observation written at every
+    decision too, by the env's encoder (``"encoder"``, the ``eng+obs`` column) or by the
+    definition (``"definition"``, the ``eng+def`` column)."""
     rules = make_rules(name, options)
-    encoder = ObservationEncoder(rules) if observe else None
+    if observe == "encoder":
+        encoder: Callable[[MatchState, int], Any] | None = ObservationEncoder(rules).encode
+    elif observe == "definition":
+        encoder = lambda match, seat: encode_view(view_of(match, seat))  # noqa: E731
+    else:
+        encoder = None
     rng = np.random.default_rng(seed)
     k = 0
     decisions = 0
@@ -85,7 +95,7 @@ def engine_loop(
                 match.sample_chance(rng)  # R1.4
                 continue
             if encoder is not None:
-                encoder.encode(match, match.current_player())
+                encoder(match, match.current_player())
             match.apply_action(pick(match.legal_actions(), randoms[k]))
             k += 1
             decisions += 1
@@ -157,11 +167,12 @@ def main() -> None:
     engine_loop("dehla", {}, 2_000, args.seed, randoms)
     envs: list[tuple[str, Callable[..., Any]]] = [("raw_env", raw_env), ("env()", wrapped_env)]
     print(f"{args.steps:,} random legal decisions per loop, best of {args.repeat}, seed {args.seed}, one core")
-    header = f"{'ruleset':34s} {'engine/s':>10s} {'eng+obs/s':>10s}" + "".join(f" {n + '/s':>10s}" for n, _ in envs)
+    header = f"{'ruleset':34s} {'engine/s':>10s} {'eng+obs/s':>10s} {'eng+def/s':>10s}"
+    header += "".join(f" {n + '/s':>10s}" for n, _ in envs)
     header += f" {'raw/eng':>8s} {'env/eng':>8s}"
     print(header)
     print("-" * len(header))
-    best: dict[str, list[float]] = {label(*c): [0.0] * (2 + len(envs)) for c in CONFIGS}
+    best: dict[str, list[float]] = {label(*c): [0.0] * (3 + len(envs)) for c in CONFIGS}
     spades = 0.0
     for _ in range(args.repeat):  # rounds over every ruleset, so that noise spreads evenly
         os_rate = openspiel_loop(args.steps, randoms)
@@ -169,20 +180,22 @@ def main() -> None:
         for name, options in CONFIGS:
             row = best[label(name, options)]
             row[0] = max(row[0], engine_loop(name, options, args.steps, args.seed, randoms))
-            row[1] = max(row[1], engine_loop(name, options, args.steps, args.seed, randoms, observe=True))
+            row[1] = max(row[1], engine_loop(name, options, args.steps, args.seed, randoms, observe="encoder"))
+            row[2] = max(row[2], engine_loop(name, options, args.steps, args.seed, randoms, observe="definition"))
             for i, (_n, make) in enumerate(envs):
-                row[2 + i] = max(row[2 + i], aec_loop(make, name, options, args.steps, args.seed, randoms))
+                row[3 + i] = max(row[3 + i], aec_loop(make, name, options, args.steps, args.seed, randoms))
     for name, row in best.items():
         eng = row[0]
-        print(f"{name:34s}" + "".join(f" {r:10,.0f}" for r in row) + f" {row[2] / eng:8.3f} {row[3] / eng:8.3f}")
-    rates = dict(zip([n for n, _ in envs], best["dehla"][2:]))
-    eng_obs = best["dehla"][1]
+        print(f"{name:34s}" + "".join(f" {r:10,.0f}" for r in row) + f" {row[3] / eng:8.3f} {row[4] / eng:8.3f}")
+    rates = dict(zip([n for n, _ in envs], best["dehla"][3:]))
+    eng_obs, eng_def = best["dehla"][1], best["dehla"][2]
     if spades:
         print(f"{'OpenSpiel spades (C++, obs tensor)':34s} {spades:10,.0f}")
         print(
             "ratio to OpenSpiel spades, dehla: "
             + ", ".join(f"{n} {r / spades:.2f}x" for n, r in rates.items())
             + f"; engine + encoder alone (no env) {eng_obs / spades:.2f}x"
+            + f", engine + the definition alone {eng_def / spades:.2f}x"
         )
     else:
         print("(install open_spiel, the bench extra, for OpenSpiel's spades in the same run)")
