@@ -128,7 +128,7 @@ def _copy(dst: np.ndarray, at: int, src: np.ndarray, start: int, count: int) -> 
 
 def _fill(dst: np.ndarray, at: int, count: int) -> None:
     """``dst[at : at + count] = 0`` (compiled: a loop, as :func:`_copy`)."""
-    dst[at : at + count] = 0
+    dst[at : at + count].fill(0)
 
 
 def observe_rows(st: EngineArrays, lay: RowLayout, tables: RowTables, rows: SeatRows, out: np.ndarray) -> None:
