@@ -43,7 +43,7 @@ from ..cards import NUM_CARDS
 from ..encoding import NUM_BID_CHOICES, layout_for, match_codes, match_denominators
 from ..engine.hand import FIRST_STAGE_CARDS
 from ..rules import Rules
-from ..scoring import FRESH_TALLY, NO_SIDE, HandOutcome, batch, score_match
+from ..scoring import FRESH_TALLY, NO_SIDE, HandOutcome, MatchTally, Pair, batch, score_match
 from ..seats import side_of
 from . import kernels
 from .engine import BID, DONE, PLAY, TRUMP, BatchEngine
@@ -67,45 +67,35 @@ def trump_as_seen(engine: BatchEngine, g: np.ndarray | slice, seats: np.ndarray)
     return state, np.where(hid & ~mine, -1, ts)
 
 
-def first_hand_match(rules: Rules, engine: BatchEngine, g: np.ndarray) -> dict[str, np.ndarray]:
-    """The match after its first hand (complete hands ``g`` of a fresh match):
-    ``kots``, ``points`` (k, 2), ``streak_side``/``streak_count`` (-1/0 for none),
-    ``over`` (k,), the hand's ``kot`` (side or -1) and ``winner``, as
+def first_hand_match(rules: Rules, engine: BatchEngine, g: np.ndarray) -> MatchTally:
+    """The match after its first hand (complete hands ``g`` of a fresh match), as
     :func:`dehla_env.scoring.score_match` scores it for :class:`MatchState` too
-    (R1.7-R1.9, R2.6, R3.4-R3.6, R4.4-R4.5)."""
+    (R1.7-R1.9, R2.6, R3.4-R3.6, R4.4-R4.5): each field an array over ``g``, or a
+    plain int where every game has the same value."""
     res = engine.outcome(g)
     hand = HandOutcome(res["winner"], res["all_tens"], res["kot"], (res["score"][:, 0], res["score"][:, 1]))
-    step = score_match(rules, FRESH_TALLY, hand)
-    m, k = step.tally, len(g)
-    kots, points = np.zeros((k, 2), np.int64), np.zeros((k, 2), np.int64)
-    kots[:, 0], kots[:, 1] = m.kots
-    points[:, 0], points[:, 1] = m.points
-    return {
-        "kots": kots,
-        "points": points,
-        "streak_side": batch(m.streak_side, k),
-        "streak_count": batch(m.streak_count, k),
-        "over": batch(m.winner, k) != NO_SIDE,
-        "kot": batch(step.kot, k),
-        "winner": res["winner"],
-    }
+    return score_match(rules, FRESH_TALLY, hand).tally
 
 
-def match_rows(rules: Rules, m: dict[str, np.ndarray], seat_side: np.ndarray, codes: bool) -> np.ndarray:
-    """(k, 8): the ``match`` values after one hand (``m``: :func:`first_hand_match`) of
-    seats of ``seat_side``, as :func:`dehla_env.encoding.match_codes` defines them:
+def match_rows(rules: Rules, m: MatchTally, seat_side: np.ndarray, codes: bool) -> np.ndarray:
+    """(k, 8): the ``match`` values of seats of ``seat_side`` in the matches ``m``
+    (:func:`first_hand_match`), as :func:`dehla_env.encoding.match_codes` defines them:
     the numerators (``codes``) or float32 fractions."""
-    rows = np.arange(len(seat_side))
-    own, other = seat_side, 1 - seat_side
-    kots, points, side, count = m["kots"], m["points"], m["streak_side"], m["streak_count"]
+    own0 = seat_side == 0
+
+    def own_first(pair: Pair) -> Pair:
+        return np.where(own0, pair[0], pair[1]), np.where(own0, pair[1], pair[0])
+
+    k = len(seat_side)
+    side, count = batch(m.streak_side, k), batch(m.streak_count, k)
     on_run = side >= 0
     values = match_codes(
         rules,
-        kots=(kots[rows, own], kots[rows, other]),
-        points=(points[rows, own], points[rows, other]),
-        streaks=(np.where(on_run & (side == own), count, 0), np.where(on_run & (side != own), count, 0)),
-        hands=np.ones(len(rows), np.int64),
-        over=m["over"].astype(np.int64),
+        kots=own_first(m.kots),
+        points=own_first(m.points),
+        streaks=(np.where(on_run & (side == seat_side), count, 0), np.where(on_run & (side != seat_side), count, 0)),
+        hands=batch(m.hands, k),
+        over=(batch(m.winner, k) != NO_SIDE).astype(np.int64),
     )
     out = np.stack(np.broadcast_arrays(*values), axis=1)
     if codes:
@@ -305,6 +295,6 @@ class BatchObserver:
         done = phase == DONE
         if done.any():
             d = np.flatnonzero(done)
-            fm = first_hand_match(self.rules, self.engine, idx[d])
+            tally = first_hand_match(self.rules, self.engine, idx[d])
             o = self.o["match"]
-            out[d, o : o + 8] = match_rows(self.rules, fm, side_of(seats[d]), self.codes)
+            out[d, o : o + 8] = match_rows(self.rules, tally, side_of(seats[d]), self.codes)
