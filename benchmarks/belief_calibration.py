@@ -17,9 +17,9 @@ import argparse
 
 import numpy as np
 
-from agents.arena import deal_deck
 from agents.bots.sampler import WorldSampler
 from agents.nets.policy import PolicyAgent
+from agents.playing.deals import deal_deck
 from agents.registry import make_agent
 from agents.search.belief import PlayLikelihood
 from dehla_env.engine import MatchState, Phase

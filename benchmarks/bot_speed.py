@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from agents.arena import deal_deck, play_hand
-from agents.arena.stats import format_table
+from agents.playing.stats import format_table
 from agents.registry import make_agent
 from dehla_env.rules import make_rules
 

@@ -39,8 +39,8 @@ import numpy as np
 
 from agents.arena import play_hand
 from agents.base import Agent
-from agents.bench.deals import preset_for
 from agents.bots.sampler import WorldSampler
+from agents.playing.deal_sets import preset_for
 from agents.registry import SHIPPED_POLICIES, make_agent
 from agents.search.solver import Solver, position_of, solvable
 from dehla_env import MatchState, make_rules

@@ -23,8 +23,8 @@ from agents.arena import (
     seat_specs,
     split_agents,
 )
-from agents.arena.pool import LineProgress
-from agents.arena.stats import (
+from agents.playing.pool import LineProgress
+from agents.playing.stats import (
     bootstrap_ci,
     bradley_terry,
     elo_scale,
@@ -624,7 +624,8 @@ def test_a_network_plays_in_process_on_one_torch_thread_and_the_callers_setting_
     thread pool, and on a busy machine the pool's threads wait on each other."""
     import torch
 
-    from agents.arena import pool, run_duel
+    from agents.arena import run_duel
+    from agents.playing import pool
 
     seen = []
     real = pool.run_chunk

@@ -33,9 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.arena import DealRecord, DuelResult, run_duel
-from agents.arena.pool import Progress, make_progress
-from agents.bench.deals import DealSet
+from agents.playing.deal_sets import DealSet
+from agents.playing.duel import DealRecord
+from agents.playing.pool import Progress, make_progress
+from agents.playing.results import DuelResult
+from agents.playing.run import run_duel
 from agents.registry import weight_files
 from dehla_env.rules import Rules
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import torch
 
-from agents.arena import check_duel
 from agents.distributed.cluster import RayCluster
 from agents.distributed.cluster import connect as cluster_for
 from agents.nets.policy import ARCHITECTURES, CheckpointError, PolicyNet, load_policy, read_checkpoint
+from agents.playing.run import check_duel
 from agents.registry import make_agent, policy_path
 from agents.training.pool import OpponentPool
 from agents.training.ppo import Learner

@@ -1,8 +1,8 @@
-"""Playing: one hand on a given deck, one whole match on the arena's deck streams, and
-one duplicate deal (both games, sides swapped) scored from A's side.
+"""The duplicate deal: one deal played both ways round (sides swapped), as one hand or
+one whole match on the deal's deck streams, scored from A's side.
 
-Every seat's decision goes through :func:`dehla_env.view.view_of`, so agents see only
-what their seat may know. Agents are made fresh for every game from their spec and the
+Every game is played by :func:`.loop.play`, so agents see only what their seat may
+know. Agents are made fresh for every game from their spec and the
 seed of their seat (:func:`agent_seed`), so a deal's result depends on the deal alone.
 """
 
@@ -15,85 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena.deals import (
-    MATCH_DRAW,
-    FixedDeals,
-    agent_seed,
-    chance_rng,
-    deal_dealer,
-    deal_deck,
-    match_deck,
-    seat_specs,
-)
-from agents.arena.stats import Estimate, ratio_ci
 from agents.base import Agent
+from agents.playing.deals import FixedDeals, agent_seed, chance_rng, deal_dealer, deal_deck, match_chance, seat_specs
+from agents.playing.loop import by_seat, play, play_hand, roles
+from agents.playing.stats import Estimate, ratio_ci
 from agents.registry import make_agent
-from dehla_env.engine import DRAWN, NOBODY, MatchState, MatchWinner, Phase
+from dehla_env.engine import DRAWN, MatchState, MatchWinner
 from dehla_env.rules import Rules
-from dehla_env.seats import side_of
-from dehla_env.view import PlayerView, view_of
+from dehla_env.view import PlayerView
 
 MODES = ("hand", "match")
 MATCH_HAND_CAP = 1000  # a match with no max_hands stops here (a draw)
 
 #: per spec: [seconds inside ``act``, decisions]
 Clock = dict[str, list[float]]
-
-
-@dataclass(frozen=True)
-class HandOutcome:
-    """One hand's result, seen from side 0."""
-
-    winner: int | None  # side that won the hand/round (None: no winner)
-    tens: tuple[int, int]
-    tricks: tuple[int, int]
-    points: tuple[int, int]  # points gained in this hand (court-piece, coat-pees, points modes)
-    kot: int | None
-    decisions: int
-    leader: int = 0  # side that led the first trick
-    maker: int | None = None  # side that made trump (the bidder's, with bidding); None: nobody did
-
-
-def _roles(first_lead: int | None, match: MatchState) -> tuple[int, int | None]:
-    """(side that led the first trick, side that made trump or None) of the hand just
-    completed: the seats' roles in it, for the per-role breakdowns."""
-    hand = match.hand
-    maker = hand.contract[0] if hand.contract is not None else hand.trump_maker  # R4.2: all-pass too
-    return (0 if first_lead is None else side_of(first_lead)), (None if maker == NOBODY else side_of(maker))
-
-
-def play_hand(
-    rules: Rules, deck: Sequence[int], dealer: int, seats: Sequence[Agent], rng: np.random.Generator
-) -> HandOutcome:
-    """Play one hand from ``deck`` with ``seats[s]`` deciding for seat ``s``; ``rng`` is
-    chance (the R1.4 draw)."""
-    match = MatchState(rules, dealer)
-    match.apply_deal(deck)
-    decisions = 0
-    hand = match.hand
-    first_lead: int | None = None
-    while not hand.complete:
-        if match.is_chance():
-            match.sample_chance(rng)
-            continue
-        seat = hand.to_act
-        if first_lead is None and hand.phase == Phase.PLAY:
-            first_lead = seat
-        action = seats[seat].act(view_of(match, seat))
-        match.apply_action(action)
-        decisions += 1
-    summary = match.summaries[-1]
-    leader, maker = _roles(first_lead, match)
-    return HandOutcome(
-        winner=summary.hand_winner,
-        tens=(hand.tens[0], hand.tens[1]),
-        tricks=(hand.tricks[0], hand.tricks[1]),
-        points=(summary.points[0], summary.points[1]),
-        kot=summary.kot,
-        decisions=decisions,
-        leader=leader,
-        maker=maker,
-    )
 
 
 @dataclass(frozen=True)
@@ -112,34 +47,28 @@ class _MatchPlayed:
 def _play_match(
     rules: Rules, first_dealer: int, seats: Sequence[Agent], seed: int, index: int, *, fixed: FixedDeals | None
 ) -> _MatchPlayed:
-    """A whole match with per-hand deck and draw streams, so both games of a deal see the
-    same decks in the same order however long each game's match runs."""
+    """A whole match with per-hand deck and draw streams (:func:`.deals.match_chance`),
+    so both games of a deal see the same decks in the same order however long each
+    game's match runs."""
     match = MatchState(rules, first_dealer)
     cap = rules.max_hands if rules.max_hands is not None else MATCH_HAND_CAP
-    decisions = 0
     tens = [0, 0]
-    dealt = 0
-    roles: list[tuple[int, int | None]] = []
-    first_lead: int | None = None
-    while not match.is_terminal() and match.hands_completed < cap:
-        if match.is_chance():
-            if match.hand.phase == Phase.DRAW:
-                match.sample_chance(np.random.default_rng([seed, index, MATCH_DRAW, dealt - 1]))
-            else:
-                deck = deal_deck(rules, seed, index, fixed) if dealt == 0 else match_deck(rules, seed, index, dealt)
-                match.apply_deal(deck)
-                dealt += 1
-                first_lead = None
-            continue
-        seat = match.current_player()
-        if first_lead is None and match.hand.phase == Phase.PLAY:
-            first_lead = seat
-        match.apply_action(seats[seat].act(view_of(match, seat)))
-        decisions += 1
+    hand_roles: list[tuple[int, int | None]] = []
+
+    def apply(_seat: int, action: int) -> None:
+        match.apply_action(action)
         if match.hand.complete:
             tens[0] += match.hand.tens[0]
             tens[1] += match.hand.tens[1]
-            roles.append(_roles(first_lead, match))
+            hand_roles.append(roles(match))
+
+    decisions = play(
+        match,
+        by_seat(seats),
+        match_chance(rules, seed, index, fixed),
+        over=lambda m: m.is_terminal() or m.hands_completed >= cap,
+        apply=apply,
+    )
     return _MatchPlayed(
         winner=match.winner,
         hand_winners=tuple(s.hand_winner for s in match.summaries),
@@ -147,7 +76,7 @@ def _play_match(
         points=tuple(match.points),
         tens=(tens[0], tens[1]),
         decisions=decisions,
-        roles=tuple(roles),
+        roles=tuple(hand_roles),
     )
 
 

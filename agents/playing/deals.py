@@ -5,17 +5,19 @@ Nothing here depends on how deals are split between worker processes; that is wh
 makes a result the same with one worker or sixteen (see the package docstring).
 
 A :class:`FixedDeals` replaces the generated cards, dealers and R1.4 draws by explicit
-ones (the benchmark's shipped deal sets, :mod:`agents.bench.deals`): the same deals
+ones (the benchmark's shipped deal sets, :mod:`agents.playing.deal_sets`): the same deals
 then whatever numpy's generators do in a later version.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from dehla_env.cards import shuffled_deck
+from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import Rules
 from dehla_env.seats import side_of
 
@@ -61,6 +63,24 @@ def chance_rng(seed: int, index: int, fixed: FixedDeals | None = None) -> np.ran
 def match_deck(rules: Rules, seed: int, index: int, k: int) -> list[int]:
     """Match mode: the deck of hand ``k >= 1`` of deal ``index`` (hand 0 is :func:`deal_deck`)."""
     return shuffled_deck(np.random.default_rng([seed, index, MATCH_DECK, k]), rules.packs)
+
+
+def match_chance(rules: Rules, seed: int, index: int, fixed: FixedDeals | None = None) -> Callable[[MatchState], None]:
+    """Match mode's chance for deal ``index``: hand 0 dealt :func:`deal_deck`, hand
+    ``k >= 1`` :func:`match_deck`, and hand ``k``'s R1.4 draw from its own generator."""
+    dealt = 0
+
+    def chance(match: MatchState) -> None:
+        nonlocal dealt
+        if match.hand.phase == Phase.DRAW:
+            match.sample_chance(np.random.default_rng([seed, index, MATCH_DRAW, dealt - 1]))
+        else:
+            match.apply_deal(
+                deal_deck(rules, seed, index, fixed) if dealt == 0 else match_deck(rules, seed, index, dealt)
+            )
+            dealt += 1
+
+    return chance
 
 
 def deal_dealer(rules: Rules, index: int, fixed: FixedDeals | None = None) -> int:
