@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import deal_deck, play_hand
+from agents.playing.deals import deal_deck
+from agents.playing.loop import play_hand
 from agents.playing.stats import format_table
 from agents.registry import make_agent
 from dehla_env.rules import make_rules

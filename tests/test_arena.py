@@ -14,15 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.arena import (
-    agent_seed,
-    deal_deck,
-    main,
-    run_duel,
-    run_round_robin,
-    seat_specs,
-    split_agents,
-)
+from agents.arena import main, run_duel, run_round_robin
+from agents.playing.command_line import split_agents
+from agents.playing.deals import agent_seed, deal_deck, seat_specs
 from agents.playing.pool import LineProgress
 from agents.playing.stats import (
     bootstrap_ci,

@@ -59,40 +59,9 @@ this package is the command line (:mod:`.cli`) over it.
 
 from __future__ import annotations
 
-from agents.arena.cli import build_parser, main
-from agents.playing.command_line import split_agents
-from agents.playing.deals import FixedDeals, agent_seed, chance_rng, deal_dealer, deal_deck, match_deck, seat_specs
-from agents.playing.duel import MATCH_HAND_CAP, MODES, DealRecord, Task, play_deal
-from agents.playing.loop import HandOutcome, play_hand
+from agents.arena.cli import main
+from agents.playing.loop import play_hand
 from agents.playing.plot import plot_ladder
-from agents.playing.results import DuelResult, RoundRobinResult, duel_ratings, points_matter
-from agents.playing.run import check_duel, check_round_robin, run_duel, run_round_robin
+from agents.playing.run import run_duel, run_round_robin
 
-__all__ = [
-    "MATCH_HAND_CAP",
-    "MODES",
-    "DealRecord",
-    "DuelResult",
-    "FixedDeals",
-    "HandOutcome",
-    "RoundRobinResult",
-    "Task",
-    "agent_seed",
-    "build_parser",
-    "chance_rng",
-    "check_duel",
-    "check_round_robin",
-    "deal_dealer",
-    "deal_deck",
-    "duel_ratings",
-    "main",
-    "match_deck",
-    "play_deal",
-    "play_hand",
-    "plot_ladder",
-    "points_matter",
-    "run_duel",
-    "run_round_robin",
-    "seat_specs",
-    "split_agents",
-]
+__all__ = ["main", "play_hand", "plot_ladder", "run_duel", "run_round_robin"]

@@ -150,10 +150,14 @@ def _share(winner: MatchWinner | None, a_side: int) -> float:
     return 1.0 if winner == a_side else 0.0
 
 
-def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
-    """Play deal ``index`` both ways round."""
+def play_deal(
+    task: Task, index: int, clock: Clock | None = None, make: Callable[[str, int], Agent] | None = None
+) -> DealRecord:
+    """Play deal ``index`` both ways round; ``make(spec, seed)`` builds each seat's agent
+    (default: :func:`~agents.registry.make_agent`)."""
     rules = task.rules
     clock = {} if clock is None else clock
+    build = make or (lambda spec, seed: make_agent(spec, rules, seed))
     dealer = deal_dealer(rules, index, task.fixed)
     deck = deal_deck(rules, task.seed, index, task.fixed) if task.mode == "hand" else None
     hands = 0
@@ -178,8 +182,7 @@ def play_deal(task: Task, index: int, clock: Clock | None = None) -> DealRecord:
             rules.players, game, task.spec_a, task.spec_b, partner_a=task.partner_a, partner_b=task.partner_b
         )
         seats: list[Agent] = [
-            TimedAgent(make_agent(spec, rules, agent_seed(task.seed, index, s)), clock, spec)
-            for s, spec in enumerate(specs)
+            TimedAgent(build(spec, agent_seed(task.seed, index, s)), clock, spec) for s, spec in enumerate(specs)
         ]
         if task.mode == "hand":
             assert deck is not None
@@ -250,18 +253,10 @@ def duel_in_process(rules: Rules, make_a: Callable[[int], Agent], b: str, *, dea
     experiments). Deals, seats, agent seeds and the interval are the arena's, so an
     agent that a spec also builds gets exactly ``dehla-arena --a SPEC --b B``'s figure;
     no winner counts half."""
-    won, played = np.zeros(deals), np.zeros(deals)
-    for index in range(deals):
-        deck, dealer = deal_deck(rules, seed, index), deal_dealer(rules, index)
-        for game in (0, 1):  # A on the even seats, then on the odd ones
-            specs = seat_specs(rules.players, game, SIDE_A, b)
-            seats = [
-                make_a(agent_seed(seed, index, s))
-                if spec == SIDE_A
-                else make_agent(spec, rules, agent_seed(seed, index, s))
-                for s, spec in enumerate(specs)
-            ]
-            out = play_hand(rules, deck, dealer, seats, chance_rng(seed, index))
-            won[index] += 0.5 if out.winner in (None, DRAWN) else float(out.winner == game)
-            played[index] += 1
-    return ratio_ci(won, played)
+    task = Task(rules, SIDE_A, b, None, None, seed=seed, mode="hand", start=0, stop=deals)
+
+    def make(spec: str, seat_seed: int) -> Agent:
+        return make_a(seat_seed) if spec == SIDE_A else make_agent(spec, rules, seat_seed)
+
+    records = [play_deal(task, index, make=make) for index in range(deals)]
+    return ratio_ci(np.array([r.a_hands for r in records]), np.array([r.hands for r in records], float))
