@@ -33,7 +33,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from agents.playing.loop import match_over, play
+from agents.playing.deals import bot_seed
+from agents.playing.loop import play
 from agents.registry import make_agent, spec_help
 from dehla_env.actions import (
     PASS_ACTION,
@@ -213,12 +214,6 @@ def parse_move(text: str, legal: Sequence[int], match: MatchState, seat: int, sy
     raise BadInput(f"{name} is not a legal move now.")
 
 
-def _seed_for(seed: int | None, seat: int) -> int | None:
-    if seed is None:
-        return None
-    return int(np.random.SeedSequence([seed, 1000 + seat]).generate_state(1)[0])
-
-
 class TerminalGame:
     """One match: a person at ``human_seat``, bots everywhere else.
 
@@ -259,7 +254,7 @@ class TerminalGame:
             spec = partner if role == "partner" else opponents
             self.specs[s] = spec
             try:
-                self.bots[s] = make_agent(spec, rules, _seed_for(seed, s))
+                self.bots[s] = make_agent(spec, rules, None if seed is None else bot_seed(seed, s))
             except ValueError as e:  # name the flag: the same spec text can be either side's
                 raise ValueError(f"--{role} {spec}: {e}") from None
         self.rejected = 0  # bad entries seen (for tests)
@@ -404,7 +399,7 @@ class TerminalGame:
         self.say(f"You are seat {self.human}, side {human_side}; partner {mate_text}; opponents {opp_text}.")
         self.say("Type a number from the list or a move (TS, trump:S, bid:8H, pass); help shows the table; q quits.")
         try:
-            play(self.match, self._decide, self._chance, over=match_over, apply=self._apply)
+            play(self.match, self._decide, self._chance, over=MatchState.is_terminal, apply=self._apply)
         except _Leaving:
             if self.left is Left.QUIT:
                 self.say("Goodbye: the match was left unfinished.")

@@ -90,9 +90,19 @@ def deal_dealer(rules: Rules, index: int, fixed: FixedDeals | None = None) -> in
     return index % rules.players
 
 
+def seed_of(*parts: int) -> int:
+    """One reproducible seed from integers (a game's seed, a deal, a seat, a decision)."""
+    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
+
+
 def agent_seed(seed: int, index: int, seat: int) -> int:
     """The seed of the agent at ``seat`` in deal ``index`` (both games of the deal)."""
-    return int(np.random.SeedSequence([seed, index, AGENT, seat]).generate_state(1)[0])
+    return seed_of(seed, index, AGENT, seat)
+
+
+def bot_seed(seed: int, seat: int) -> int:
+    """The seed of the bot at ``seat`` in a game seeded ``seed`` (the terminal and web games)."""
+    return seed_of(seed, 1000 + seat)
 
 
 def seat_specs(

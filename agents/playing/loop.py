@@ -36,10 +36,6 @@ def hand_over(match: MatchState) -> bool:
     return match.hand.complete
 
 
-def match_over(match: MatchState) -> bool:
-    return match.is_terminal()
-
-
 def by_seat(agents: Sequence[Agent]) -> Decide:
     """``agents[seat]`` decides for ``seat``."""
     return lambda seat, view: agents[seat].act(view)

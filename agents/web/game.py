@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.playing.deals import bot_seed
 from agents.registry import make_agent
 from agents.web.narrate import Narrator
 from dehla_env.actions import action_text, parse_action
@@ -41,11 +42,6 @@ DeckSource = Callable[[int, np.random.Generator], Sequence[int]]  # (dealer, rng
 
 class SetupError(ValueError):
     """A game that cannot be started (bad seat, unknown agent spec, missing checkpoint)."""
-
-
-def _seed_for(seed: int, seat: int) -> int:
-    """An independent, reproducible seed per bot seat (as ``agents.play`` does)."""
-    return int(np.random.SeedSequence([seed, 1000 + seat]).generate_state(1)[0])
 
 
 @dataclass
@@ -101,7 +97,7 @@ class WebGame:
                 continue
             spec = partner if side_of(s) == side_of(human_seat) else opponents
             try:
-                self.bots[s] = make_agent(spec, rules, _seed_for(seed, s))
+                self.bots[s] = make_agent(spec, rules, bot_seed(seed, s))
             except (ValueError, OSError, ImportError, KeyError) as e:
                 raise SetupError(f"agent {spec!r} for seat {s}: {e}") from None
             self.specs.append(spec)

@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.playing.deals import agent_seed
+from agents.playing.deals import agent_seed, seed_of
 from agents.playing.loop import play
 from agents.playing.stats import Estimate, format_table, ratio_ci
 from agents.web.bots import Catalogue, policy_files
@@ -116,10 +116,6 @@ class StudyHand:
     game: WebGame
     index: int  # the deal's index in the set
     recorded: bool = False
-
-
-def _seed_of(*parts: int) -> int:
-    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
 
 def _iso(t: float | None = None) -> str:
@@ -245,7 +241,7 @@ class Study:
             exp.seat_for(index),
             p.partner,
             exp.opponents,
-            seed=_seed_of(exp.deal_set.seed, index, p.number),
+            seed=seed_of(exp.deal_set.seed, index, p.number),
             deck_source=lambda _dealer, _rng: deck,
             first_dealer=int(deals.dealers[index]),
             chance_seed=int(deals.chance[index]),
@@ -550,7 +546,7 @@ def simulate(study: Study, people: int, player: str = "medium", seed: int = 0) -
         hand = study.current(p)
         while hand is not None:
             game = hand.game
-            base = study.experiment.deal_set.seed if seed == 0 else _seed_of(seed, p.number)
+            base = study.experiment.deal_set.seed if seed == 0 else seed_of(seed, p.number)
             me = make_agent(player, study.experiment.rules, agent_seed(base, hand.index, game.human))
             _play_out(study, hand, me)
             study.after_change(p, hand)
