@@ -11,11 +11,11 @@ then whatever numpy's generators do in a later version.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from agents.playing.loop import Chance
 from dehla_env.cards import shuffled_deck
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import Rules
@@ -65,19 +65,21 @@ def match_deck(rules: Rules, seed: int, index: int, k: int) -> list[int]:
     return shuffled_deck(np.random.default_rng([seed, index, MATCH_DECK, k]), rules.packs)
 
 
-def match_chance(rules: Rules, seed: int, index: int, fixed: FixedDeals | None = None) -> Callable[[MatchState], None]:
-    """Match mode's chance for deal ``index``: hand 0 dealt :func:`deal_deck`, hand
-    ``k >= 1`` :func:`match_deck`, and hand ``k``'s R1.4 draw from its own generator."""
+def game_chance(rules: Rules, seed: int, index: int, fixed: FixedDeals | None, *, whole_match: bool) -> Chance:
+    """The chance of one game of deal ``index``: hand 0 dealt :func:`deal_deck`; one
+    hand draws (R1.4) from :func:`chance_rng`; a whole match deals hand ``k >= 1``
+    :func:`match_deck` and draws hand ``k``'s card from a generator of its own."""
+    draws = None if whole_match else chance_rng(seed, index, fixed)
     dealt = 0
 
     def chance(match: MatchState) -> None:
         nonlocal dealt
         if match.hand.phase == Phase.DRAW:
-            match.sample_chance(np.random.default_rng([seed, index, MATCH_DRAW, dealt - 1]))
+            rng = draws if draws is not None else np.random.default_rng([seed, index, MATCH_DRAW, dealt - 1])
+            match.sample_chance(rng)
         else:
-            match.apply_deal(
-                deal_deck(rules, seed, index, fixed) if dealt == 0 else match_deck(rules, seed, index, dealt)
-            )
+            first = dealt == 0
+            match.apply_deal(deal_deck(rules, seed, index, fixed) if first else match_deck(rules, seed, index, dealt))
             dealt += 1
 
     return chance

@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.playing.deals import FixedDeals, agent_seed, chance_rng, deal_dealer, deal_deck, match_chance, seat_specs
-from agents.playing.loop import by_seat, play, play_hand, roles
+from agents.playing.deals import FixedDeals, agent_seed, deal_dealer, game_chance, seat_specs
+from agents.playing.loop import by_seat, play
 from agents.playing.stats import Estimate, ratio_ci
 from agents.registry import make_agent
-from dehla_env.engine import DRAWN, MatchState, MatchWinner
+from dehla_env.engine import DRAWN, NOBODY, MatchState, MatchWinner
 from dehla_env.rules import Rules
+from dehla_env.seats import side_of
 from dehla_env.view import PlayerView
 
 MODES = ("hand", "match")
@@ -31,53 +32,38 @@ MATCH_HAND_CAP = 1000  # a match with no max_hands stops here (a draw)
 Clock = dict[str, list[float]]
 
 
-@dataclass(frozen=True)
-class _MatchPlayed:
-    """One whole match, seen from side 0."""
-
-    winner: MatchWinner | None  # 0, 1, DRAWN, or None when stopped at MATCH_HAND_CAP
-    hand_winners: tuple[int | None, ...]
-    kots: tuple[int, ...]
-    points: tuple[int, ...]
-    tens: tuple[int, int]  # summed over the match's hands
-    decisions: int
-    roles: tuple[tuple[int, int | None], ...]  # per hand: (side that led first, side that made trump)
+def roles(match: MatchState) -> tuple[int, int | None]:
+    """(side that led the first trick, side that made trump or None) of the hand just
+    completed: the seats' roles in it, for the per-role breakdowns."""
+    hand = match.hand
+    maker = hand.contract[0] if hand.contract is not None else hand.trump_maker  # R4.2: all-pass too
+    leader = side_of(hand.history[0][0]) if hand.history else 0
+    return leader, (None if maker == NOBODY else side_of(maker))
 
 
-def _play_match(
-    rules: Rules, first_dealer: int, seats: Sequence[Agent], seed: int, index: int, *, fixed: FixedDeals | None
-) -> _MatchPlayed:
-    """A whole match with per-hand deck and draw streams (:func:`.deals.match_chance`),
-    so both games of a deal see the same decks in the same order however long each
-    game's match runs."""
-    match = MatchState(rules, first_dealer)
-    cap = rules.max_hands if rules.max_hands is not None else MATCH_HAND_CAP
-    tens = [0, 0]
-    hand_roles: list[tuple[int, int | None]] = []
+#: one hand of a game: (its winner, side that led the first trick, side that made trump, tens per side)
+HandPlayed = tuple[int | None, int, int | None, tuple[int, int]]
+
+
+def _play_game(task: Task, index: int, seats: Sequence[Agent]) -> tuple[MatchState, list[HandPlayed], int]:
+    """One game of deal ``index``: one hand, or a whole match on the deal's deck streams
+    (:func:`.deals.game_chance`), so both games of a deal see the same decks in the same
+    order however long each runs. Returns the match, its hands and the decisions."""
+    rules = task.rules
+    match = MatchState(rules, deal_dealer(rules, index, task.fixed))
+    hands: list[HandPlayed] = []
+    cap = 1 if task.mode == "hand" else rules.max_hands if rules.max_hands is not None else MATCH_HAND_CAP
 
     def apply(_seat: int, action: int) -> None:
         match.apply_action(action)
         if match.hand.complete:
-            tens[0] += match.hand.tens[0]
-            tens[1] += match.hand.tens[1]
-            hand_roles.append(roles(match))
+            hands.append((match.summaries[-1].hand_winner, *roles(match), (match.hand.tens[0], match.hand.tens[1])))
 
+    chance = game_chance(rules, task.seed, index, task.fixed, whole_match=task.mode == "match")
     decisions = play(
-        match,
-        by_seat(seats),
-        match_chance(rules, seed, index, fixed),
-        over=lambda m: m.is_terminal() or m.hands_completed >= cap,
-        apply=apply,
+        match, by_seat(seats), chance, over=lambda m: m.is_terminal() or m.hands_completed >= cap, apply=apply
     )
-    return _MatchPlayed(
-        winner=match.winner,
-        hand_winners=tuple(s.hand_winner for s in match.summaries),
-        kots=tuple(match.kots),
-        points=tuple(match.points),
-        tens=(tens[0], tens[1]),
-        decisions=decisions,
-        roles=tuple(hand_roles),
-    )
+    return match, hands, decisions
 
 
 class TimedAgent(Agent):
@@ -158,24 +144,12 @@ def play_deal(
     rules = task.rules
     clock = {} if clock is None else clock
     build = make or (lambda spec, seed: make_agent(spec, rules, seed))
-    dealer = deal_dealer(rules, index, task.fixed)
-    deck = deal_deck(rules, task.seed, index, task.fixed) if task.mode == "hand" else None
     hands = 0
     a_hands = 0.0
     tens_diff = points_diff = kots_a = kots_b = decisions = 0
     a_matches = 0.0
     game_scores = []
     roles = [0, 0.0, 0, 0.0, 0, 0.0]  # lead_hands, lead_won, make_hands, make_won, defend_hands, defend_won
-
-    def tally(a_side: int, leader: int, maker: int | None, share: float) -> None:
-        if leader == a_side:
-            roles[0] += 1
-            roles[1] += share
-        if maker is not None:
-            k = 2 if maker == a_side else 4
-            roles[k] += 1
-            roles[k + 1] += share
-
     for game in (0, 1):
         a, b = game, 1 - game  # A's side, B's side
         specs = seat_specs(
@@ -184,35 +158,27 @@ def play_deal(
         seats: list[Agent] = [
             TimedAgent(build(spec, agent_seed(task.seed, index, s)), clock, spec) for s, spec in enumerate(specs)
         ]
-        if task.mode == "hand":
-            assert deck is not None
-            chance = chance_rng(task.seed, index, task.fixed)
-            out = play_hand(rules, deck, dealer, seats, chance)
-            share = _share(out.winner, a)
-            tally(a, out.leader, out.maker, share)
-            hands += 1
-            a_hands += share
-            game_scores.append(share)
-            tens_diff += out.tens[a] - out.tens[b]
-            points_diff += out.points[a] - out.points[b]
-            kots_a += out.kot == a
-            kots_b += out.kot == b
-            decisions += out.decisions
-        else:
-            m = _play_match(rules, dealer, seats, task.seed, index, fixed=task.fixed)
-            won = sum(_share(w, a) for w in m.hand_winners)
-            for w, (leader, maker) in zip(m.hand_winners, m.roles, strict=True):
-                tally(a, leader, maker, _share(w, a))
-            n = len(m.hand_winners)
-            hands += n
-            a_hands += won
-            game_scores.append(won / n if n else 0.5)
-            tens_diff += m.tens[a] - m.tens[b]
-            points_diff += m.points[a] - m.points[b]
-            kots_a += m.kots[a]
-            kots_b += m.kots[b]
-            a_matches += _share(m.winner, a)
-            decisions += m.decisions
+        match, played, n_decisions = _play_game(task, index, seats)
+        won = 0.0
+        for winner, leader, maker, tens in played:
+            share = _share(winner, a)
+            if leader == a:
+                roles[0] += 1
+                roles[1] += share
+            if maker is not None:
+                k = 2 if maker == a else 4
+                roles[k] += 1
+                roles[k + 1] += share
+            won += share
+            tens_diff += tens[a] - tens[b]
+        hands += len(played)
+        a_hands += won
+        game_scores.append(won / len(played) if played else 0.5)
+        points_diff += match.points[a] - match.points[b]
+        kots_a += match.kots[a]
+        kots_b += match.kots[b]
+        a_matches += _share(match.winner, a) if task.mode == "match" else 0.0
+        decisions += n_decisions
     return DealRecord(
         index=index,
         hands=hands,

@@ -6,22 +6,20 @@ benchmark's duels, the trainer's teacher games, the terminal game, the web study
 run and the benchmarks. Each seat decides from :func:`~dehla_env.view.view_of` only,
 so no agent (and no narration built on views) sees more than its seat may (R0.6, and
 R2.4c for a closed trump). What differs between the applications is passed in: who
-decides (:data:`Decide`), how chance is resolved (:data:`Chance`: a generator, a deck
-stream, a person's deck source), when to stop, and how a move is applied (recorded,
-narrated).
+decides (:data:`Decide`), how chance is resolved (:data:`Chance`: a generator, a
+duel's deck streams, a game that records its draws), when to stop, and how a move is
+applied (recorded, narrated).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from agents.base import Agent
-from dehla_env.engine import NOBODY, MatchState
+from dehla_env.engine import MatchState
 from dehla_env.rules import Rules
-from dehla_env.seats import side_of
 from dehla_env.view import PlayerView, view_of
 
 #: a decision: the seat to act and its view -> the action
@@ -74,46 +72,13 @@ def play(
     return decisions
 
 
-def roles(match: MatchState) -> tuple[int, int | None]:
-    """(side that led the first trick, side that made trump or None) of the hand just
-    completed: the seats' roles in it, for the per-role breakdowns."""
-    hand = match.hand
-    maker = hand.contract[0] if hand.contract is not None else hand.trump_maker  # R4.2: all-pass too
-    leader = side_of(hand.history[0][0]) if hand.history else 0
-    return leader, (None if maker == NOBODY else side_of(maker))
-
-
-@dataclass(frozen=True)
-class HandOutcome:
-    """One hand's result, seen from side 0."""
-
-    winner: int | None  # side that won the hand/round (None: no winner)
-    tens: tuple[int, int]
-    tricks: tuple[int, int]
-    points: tuple[int, int]  # points gained in this hand (court-piece, coat-pees, points modes)
-    kot: int | None
-    decisions: int
-    leader: int = 0  # side that led the first trick
-    maker: int | None = None  # side that made trump (the bidder's, with bidding); None: nobody did
-
-
 def play_hand(
     rules: Rules, deck: Sequence[int], dealer: int, seats: Sequence[Agent], rng: np.random.Generator
-) -> HandOutcome:
+) -> MatchState:
     """Play one hand from ``deck`` with ``seats[s]`` deciding for seat ``s``; ``rng`` is
-    chance (the R1.4 draw)."""
+    chance (the R1.4 draw). Returns the match, its hand complete (``summaries[-1]``
+    holds the result)."""
     match = MatchState(rules, dealer)
     match.apply_deal(deck)
-    decisions = play(match, by_seat(seats), sampled(rng))
-    hand, summary = match.hand, match.summaries[-1]
-    leader, maker = roles(match)
-    return HandOutcome(
-        winner=summary.hand_winner,
-        tens=(hand.tens[0], hand.tens[1]),
-        tricks=(hand.tricks[0], hand.tricks[1]),
-        points=(summary.points[0], summary.points[1]),
-        kot=summary.kot,
-        decisions=decisions,
-        leader=leader,
-        maker=maker,
-    )
+    play(match, by_seat(seats), sampled(rng))
+    return match
