@@ -410,14 +410,6 @@ class TerminalGame:
         """The person's view now: everything narrated is read from it (R0.6, R2.4c)."""
         return view_of(self.match, self.human)
 
-    def _decide(self, seat: int, view: PlayerView) -> int:
-        if seat != self.human:
-            return self.bots[seat].act(view)
-        action = self._ask()
-        if action is None:
-            raise _Leaving
-        return action
-
     def _chance(self, match: MatchState) -> None:
         match.sample_chance(self.rng)
         before, view = self.seen, self._look()
@@ -555,10 +547,12 @@ class TerminalGame:
         self.say("")
         self.say(message)
 
-    def _ask(self) -> int | None:
-        """The person's move (None if they quit or the input ended)."""
-        match = self.match
-        legal = display_order(match.legal_actions())
+    def _decide(self, seat: int, view: PlayerView) -> int:
+        """A bot's move, or the person's, asked for at the prompt (:class:`_Leaving` when
+        they quit or the input ends)."""
+        if seat != self.human:
+            return self.bots[seat].act(view)
+        legal = display_order(view.legal_actions)
         if self.auto_forced and len(legal) == 1:
             self.say(f"  Your only legal move, {self.move(legal[0])}, is played for you (--auto-forced).")
             return legal[0]
@@ -570,22 +564,22 @@ class TerminalGame:
                 line = self.input_fn(prompt)
             except EOFError:
                 self.leave(Left.END_OF_INPUT, "End of input: leaving the game.")
-                return None
+                raise _Leaving from None
             except KeyboardInterrupt:
                 self.leave(Left.INTERRUPT, "Interrupted: leaving the game.")
-                return None
+                raise _Leaving from None
             if line.strip().lower() in ("help", "?", "h"):
                 self._show(legal)
                 continue
             try:
-                move = parse_move(line, legal, match, self.human, self.symbols)
+                move = parse_move(line, legal, self.match, self.human, self.symbols)
             except BadInput as e:
                 self.rejected += 1
                 self.say(f"  {e}")
                 continue
             if move == QUIT:
                 self.left = Left.QUIT
-                return None
+                raise _Leaving
             assert isinstance(move, int)
             return move
 
