@@ -6,9 +6,11 @@ with which agent, the scores the match announced at a hand's end, the log made f
 the same views). Other hands are card counts; a closed trump chosen by someone else is
 ``hidden`` until revealed (R2.4c); the person's own secret trump is shown to them.
 
-The game's seed stays off the page (it would give away every deal); it goes into the
-record once the game is over. The page does no rules logic: which cards are legal, what the prompt says, which
-panels a ruleset has (tens, points, kots, the middle, bids) all come from here.
+The game's seed stays off the page (it would give away every deal): the page shows its
+commitment (:attr:`.game.WebGame.commitment`) from the first card, and the seed itself
+once the game has ended and its record, which reveals it, is written. The page does no
+rules logic: which cards are legal, what the prompt says, which panels a ruleset has
+(tens, points, kots, the middle, bids) all come from here.
 """
 
 from __future__ import annotations
@@ -298,6 +300,10 @@ def table_state(game: WebGame) -> dict[str, Any]:
         "log": [text for h, text in game.narrator.lines if h == game.narrator.hand_no],
         "record": game.saved_to,
         "ended": game.ended,
+        "deal": {
+            "commitment": game.commitment,  # None: a chosen seed, so the deal is known
+            "seed": str(game.seed) if game.ended and game.commitment else None,  # text: a JS number holds 53 bits
+        },
     }
 
 
