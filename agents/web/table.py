@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, assert_never
 
 from agents.web.game import WebGame
-from agents.web.narrate import SUIT_SYMBOLS, plural, pretty_suit
+from agents.web.narrate import SUIT_SYMBOLS, hand_reason, plural, pretty_suit
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET, action_text, bid_of
 from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
 from dehla_env.engine import Phase
@@ -223,6 +223,7 @@ def _result(game: WebGame, view: PlayerView) -> dict[str, Any] | None:
     summary = match.summaries[-1]
     return {
         "hand_winner": summary.hand_winner,
+        "why": hand_reason(game.rules, view, summary.hand_winner),  # the rule that decided it
         "kot": summary.kot,
         "tricks": list(view.tricks),
         "tens": list(view.tens),

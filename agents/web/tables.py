@@ -86,30 +86,17 @@ def public_view(match: MatchState) -> PlayerView:
 
 
 class PublicNarrator(Narrator):
-    """The log as a spectator reads it: seats by number, sides by number, no "you"."""
+    """The log as a spectator reads it: seats by number, sides by their seats, no "you"."""
 
     def __init__(self, rules: Rules, specs: list[str]) -> None:
         super().__init__(rules, -1, specs)
         self.names = [f"Seat {s}" for s in range(rules.players)]
 
     def side_name(self, side: int) -> str:
-        return f"Side {side}"
+        return "Seats " + " & ".join(str(s) for s in range(side, self.rules.players, 2))
 
-    def _hand_done(self, after: PlayerView, summary: HandSummary) -> None:
-        parts = [f"tricks {after.tricks[0]}-{after.tricks[1]}"]
-        if self.rules.tens_scoring:
-            parts.append(f"tens {after.tens[0]}-{after.tens[1]}")
-        w = summary.hand_winner
-        text = f"Hand over, side 0-side 1: {', '.join(parts)}. " + ("No winner." if w is None else f"Side {w} wins.")
-        if summary.kot is not None:
-            text += f" A kot for side {summary.kot}!"
-        self.say(text)
-        if after.match_winner is not None:
-            self.say(
-                "The match is drawn."
-                if after.match_winner == "draw"
-                else f"Match over: side {after.match_winner} wins."
-            )
+    def side_object(self, side: int) -> str:
+        return self.side_name(side).lower()
 
 
 class TableNarrator(Narrator):
@@ -385,7 +372,7 @@ class TableStore:
             state["seat"] = None
             for s in state["seats"]:
                 if s["role"] == "you":
-                    s["role"] = "partner"
+                    s["role"], s["agent"] = "partner", table.game.specs[s["seat"]]
         if state["record"]:
             state["record"] = Path(state["record"]).name  # the file's name, not where the server keeps it
         state["table"] = {"role": conn.role, "seats": table.seat_info(), "closed": table.closed}
