@@ -56,13 +56,17 @@ def record_of(game: WebGame, result: str) -> dict[str, Any]:
     }
 
 
-def save_record(game: WebGame, folder: Path, result: str) -> Path:
-    """Write the game's record to ``folder/<id>.jsonl`` (atomically: a reader never
-    sees half a line) and mark the game saved."""
+def save_record(game: WebGame, folder: Path, result: str, record: dict[str, Any] | None = None) -> Path:
+    """Write the game's record (``record``, else :func:`record_of`) to ``folder/<id>.jsonl``
+    atomically and flushed to disk (a reader never sees half a line, a crash right after
+    loses nothing) and mark the game saved."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{game.id}.jsonl"
     tmp = path.with_suffix(".jsonl.tmp")
-    tmp.write_text(json.dumps(record_of(game, result)) + "\n", encoding="utf-8")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(record_of(game, result) if record is None else record) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
     game.saved_to = str(path)
     game.ended = result

@@ -35,7 +35,6 @@ import contextlib
 import hmac
 import json
 import logging
-import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -54,7 +53,7 @@ from agents.web.bots import BotCancelled, BotFailed, Catalogue, Thinker, decisio
 from agents.web.game import SetupError, WebGame, _seed_for
 from agents.web.guard import RequestError, TokenBucket, parse_json
 from agents.web.narrate import Narrator
-from agents.web.records import record_of
+from agents.web.records import record_of, save_record
 from agents.web.table import table_state
 from dehla_env.engine import HandSummary, MatchState, Phase
 from dehla_env.errors import IllegalMoveError
@@ -319,22 +318,11 @@ def new_table_id() -> str:
 
 def save_table_record(game: SharedGame, folder: Path, result: str) -> Path:
     """The table's R6 record (:func:`.records.record_of`, with each seat's kind in
-    ``agents``, the people's seats and the seat changes), written atomically and
-    flushed to disk, so a crash right after never loses a finished game."""
+    ``agents``, the people's seats and the seat changes), saved as :func:`.records.save_record` saves."""
     record = record_of(game, result)
     record.pop("human_seat", None)
     record.update(people=sorted(game.people), changes=list(game.changes), source="agents.web.tables")
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{game.id}.jsonl"
-    tmp = path.with_suffix(".jsonl.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(json.dumps(record) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    game.saved_to = str(path)
-    game.ended = result
-    return path
+    return save_record(game, folder, result, record)
 
 
 @dataclass
