@@ -9,6 +9,7 @@ import difflib
 import re
 import subprocess
 import sys
+import tomllib
 from importlib import resources
 from pathlib import Path
 
@@ -189,7 +190,31 @@ def test_the_shipped_configs_load_by_name() -> None:
     assert {"quick", "small", "dehla", "dehla-chosen", "dehla-direct", "court-piece", "coat-pees"} <= set(names)
     for name in names:
         assert config_file(name).is_file() and config_file(f"{name}.yaml") == config_file(name)
+        assert config_file(name) == ROOT / "configs" / f"{name}.yaml"  # in a clone: the root's configs/
     assert config_file("no-such-config") == Path("no-such-config")
+
+
+def test_the_top_level_train_py_runs_the_trainer_on_a_config_of_the_top_level_configs() -> None:
+    out = subprocess.run(
+        [sys.executable, "train.py", "--config", "configs/dehla.yaml", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0 and out.stdout.startswith("usage: python train.py"), out.stderr[-1000:]
+
+
+def test_the_wheel_lists_every_package_and_installs_the_configs_as_agents_configs() -> None:
+    """pyproject.toml lists the packages rather than finding them, so that the root's
+    configs/ (the one copy) is installed as the package data ``agents/configs``: the list
+    is every folder of the code with an ``__init__.py``, and that one."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    inits = [*ROOT.glob("dehla_env/**/__init__.py"), *ROOT.glob("agents/**/__init__.py")]
+    packages = {init.parent.relative_to(ROOT).as_posix().replace("/", ".") for init in inits}
+    assert sorted(setuptools["packages"]) == sorted(packages | {"agents.configs"})
+    assert setuptools["package-dir"] == {"agents.configs": "configs"}
+    assert setuptools["package-data"]["agents.configs"] == ["*.yaml"] and not (ROOT / "agents" / "configs").exists()
 
 
 # ------------------------------------------------------------------ the arena's verdict
