@@ -212,6 +212,8 @@ def test_the_wheel_lists_every_package_and_installs_the_configs_as_agents_config
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     inits = [*ROOT.glob("dehla_env/**/__init__.py"), *ROOT.glob("agents/**/__init__.py")]
     packages = {init.parent.relative_to(ROOT).as_posix().replace("/", ".") for init in inits}
+    missing = packages - set(setuptools["packages"])
+    assert not missing, f"add {sorted(missing)} to [tool.setuptools] packages in pyproject.toml"
     assert sorted(setuptools["packages"]) == sorted(packages | {"agents.configs"})
     assert setuptools["package-dir"] == {"agents.configs": "configs"}
     assert setuptools["package-data"]["agents.configs"] == ["*.yaml"] and not (ROOT / "agents" / "configs").exists()
