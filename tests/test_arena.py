@@ -103,7 +103,7 @@ def test_cli_table_and_help(capsys):
     assert "search:" in help_text and "budget_ms" in help_text
     flags = " ".join(help_text.split())  # every flag says what it is, and its default where it has one
     assert "ruleset (default dehla)" in flags and "each played twice (default 1000)" in flags
-    assert "--seed SEED seeds the deals: the same seed, the same deals (default 0)" in flags
+    assert "--seed SEED seeds the deals (default 0)" in flags
 
 
 # ---------------------------------------------------------------------- bad input: one line, status 2

@@ -90,9 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--deals", type=_at_least(1, MAX_DEALS), default=1000, help="duplicate deals, each played twice" + shown
     )
-    parser.add_argument(
-        "--seed", type=_at_least(0, MAX_SEED), default=0, help="seeds the deals: the same seed, the same deals" + shown
-    )
+    parser.add_argument("--seed", type=_at_least(0, MAX_SEED), default=0, help="seeds the deals" + shown)
     parser.add_argument("--workers", type=_at_least(1), default=None, help="processes (default: all cores)")
     add_backend_arguments(parser)
     parser.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match" + shown)
