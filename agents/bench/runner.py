@@ -2,7 +2,7 @@
 interrupted benchmark resumes from its partial results and a sequential test stops at
 a block boundary.
 
-A block is :func:`agents.arena.run_duel` on deals ``start .. start + n - 1`` of the
+A block is :func:`agents.playing.run.run_duel` on deals ``start .. start + n - 1`` of the
 set: what the whole duel would have played there (agents are seeded per deal and
 seat), so a duel's records are the same however it was cut into blocks, interrupted
 or spread over processes.

@@ -14,7 +14,7 @@ hands`` every participant plays the same deals. The person sits at seat 0 on an 
 deal and seat 1 on an odd one, so both sides of every duplicate deal get played.
 
 **The baseline.** The same deals are played by the bots alone with the arena's
-duplicate machinery (:func:`agents.arena.run_duel` on the set, ``fixed=``, from the
+duplicate machinery (:func:`agents.playing.run.run_duel` on the set, ``fixed=``, from the
 set's own seed): the partner spec on both seats of the person's side against the same
 opponents, both ways round. The person's result on deal ``i`` is compared with the
 bot+bot result on deal ``i`` *in the same seats*, so the cards cancel out and what is
@@ -322,7 +322,7 @@ def open_study(path: Path | str, record_dir: Path | None = None, policy_dir: Pat
 # ---------------------------------------------------------------------- baseline
 def baseline(experiment: Experiment, folder: Path | None = None) -> dict[str, dict[int, tuple[float, float]]]:
     """Per partner spec, per deal index: the bot+bot side's score in game 0 (its side on
-    the even seats) and game 1 (the odd seats), from :func:`agents.arena.run_duel` on the
+    the even seats) and game 1 (the odd seats), from :func:`agents.playing.run.run_duel` on the
     experiment's deals. Cached in ``folder/baseline.json`` (it depends on the file only)."""
     from agents.playing.run import run_duel
 
