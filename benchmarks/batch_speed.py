@@ -18,10 +18,8 @@ same run (the ratio is the figure to compare between runs):
   float view ``codes / env.observation_scale`` is the same float32 observation, and at
   4,096 games with every fast setting at once (uint8 codes, SAME_STEP, the observation
   buffer handed out without a copy, no final observations): the vector env at its
-  fastest. Its kernels (the observation writer and the deals of
-  :mod:`dehla_env.vector.kernels`) run compiled where numba is installed (the ``fast``
-  extra); then two rows at 4,096 games run them as plain Python (``kernel="python"``),
-  as an install without numba does.
+  fastest. Its kernels (the observation writer and the deals) run compiled, as in
+  every install (``NUMBA_DISABLE_JIT=1`` would run them as Python).
 
 Then the memory the vector env holds per game, and for 65,536 games; and, with
 ``open_spiel`` installed (the ``bench`` extra), OpenSpiel's C++ spades measured in the same
@@ -45,7 +43,6 @@ from dehla_env.actions import NUM_ACTIONS
 from dehla_env.engine import MatchState, Phase
 from dehla_env.vector import BatchEngine, random_legal, vector_env
 from dehla_env.vector.engine import DONE, DRAW
-from dehla_env.vector.kernels import check_kernel
 
 
 def _randoms() -> list[float]:
@@ -164,10 +161,7 @@ def main() -> None:
     options: dict[str, Any] = {} if args.trump is None else {"trump": args.trump}
     sizes = [int(s) for s in args.sizes.split(",")]
     label = args.rules + "".join(f" {k}={v}" for k, v in options.items())
-    kernel = check_kernel(None)
-    print(f"ruleset: {label}; random legal play; {args.seconds:g} CPU-s per figure; vector_env kernels: {kernel}")
-    if kernel == "python":
-        print("(install numba, the fast extra, for the compiled kernels; the vector_env rows run them as Python)")
+    print(f"ruleset: {label}; random legal play; {args.seconds:g} CPU-s per figure")
     print(f"{'':34s} {'N':>6s} {'decisions/s':>13s} {'per CPU-s':>13s} {'x scalar':>9s}")
 
     def row(name: str, n: int | str, wall: float, cpu: float, base: float | None) -> None:
@@ -197,11 +191,6 @@ def main() -> None:
         w, c = vector(args.rules, options, 4096, args.seconds, **fastest)
         row("vector_env uint8 copy=False no finals", 4096, w, c, vc)
         best_4096["uint8, copy=False"] = w
-        if kernel == "numba":  # the same kernels uncompiled: what an install without numba gets
-            w, c = vector(args.rules, options, 4096, args.seconds, kernel="python")
-            row("vector_env float32, kernel=python", 4096, w, c, vc)
-            w, c = vector(args.rules, options, 4096, args.seconds, kernel="python", **fastest)
-            row("the fastest settings, kernel=python", 4096, w, c, vc)
     rates = list(best_4096.values())
     spades = max((openspiel_loop(30_000, randoms) or 0.0) for randoms in [_randoms()] * 3)
     if not spades:
