@@ -152,6 +152,10 @@ def memory_per_game(rules_name: str, options: dict[str, Any], n: int = 4096, obs
     return peak / n
 
 
+#: the width of the rows' names, the longest (``vector_env float32 copy=False no finals``) included
+NAME = 40
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="dehla")
@@ -163,11 +167,11 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     label = args.rules + "".join(f" {k}={v}" for k, v in options.items())
     print(f"ruleset: {label}; random legal play; {args.seconds:g} CPU-s per figure")
-    print(f"{'':34s} {'N':>6s} {'decisions/s':>13s} {'per CPU-s':>13s} {'x scalar':>9s}")
+    print(f"{'':{NAME}s} {'N':>6s} {'decisions/s':>13s} {'per CPU-s':>13s} {'x scalar':>9s}")
 
     def row(name: str, n: int | str, wall: float, cpu: float, base: float | None) -> None:
         ratio = f"{cpu / base:9.1f}" if base else f"{'1.0':>9s}"
-        print(f"{name:34s} {n!s:>6s} {wall:13,.0f} {cpu:13,.0f} {ratio}")
+        print(f"{name:{NAME}s} {n!s:>6s} {wall:13,.0f} {cpu:13,.0f} {ratio}")
 
     ew, ec = reference_engine(args.rules, options, args.seconds)
     row("reference engine (MatchState)", 1, ew, ec, None)
@@ -197,7 +201,7 @@ def main() -> None:
     if not spades:
         print("(install open_spiel, the bench extra, for OpenSpiel's spades in the same run)")
     elif rates:
-        print(f"{'OpenSpiel spades (C++, obs tensor)':34s} {1:>6d} {'':>13s} {spades:13,.0f}")
+        print(f"{'OpenSpiel spades (C++, obs tensor)':{NAME}s} {1:>6d} {'':>13s} {spades:13,.0f}")
         best = max(rates) / spades
         print(f"vector_env at 4096 games, best row: {best:.1f} x OpenSpiel's spades (same run, per CPU-s)")
     for dtype in ("float32", "uint8"):
