@@ -20,7 +20,6 @@ from agents.nets.play import (
     NetConfig,
     read_play_file,
     weight_shapes,
-    write_play_file,
 )
 from agents.registry import SHIPPED_POLICIES, default_bot, make_agent, shipped_policies
 from dehla_env.actions import NUM_ACTIONS
@@ -166,7 +165,7 @@ def test_a_file_that_declares_more_than_its_config_is_refused_before_reading(tmp
         ({"__metadata__": {"format": "other"}}, b"", "not a dehla policy play file"),
         ({"a": 1}, b"", "not a dehla policy play file"),
         ({"__metadata__": {"format": FORMAT, "rules": "{}", "model_config": "{}"}}, b"", "rules it was trained for"),
-        ({"__metadata__": {"format": FORMAT, "rules": '{"name": "dehla"}', "model_config": "[1]"}}, b"", "model_config"),
+        ({"__metadata__": {"format": FORMAT, "rules": '{"name": "dehla"}', "model_config": "1"}}, b"", "model_config"),
     ],
 )
 def test_a_foreign_or_broken_file_is_one_error_naming_it(tmp_path: Path, header, data: bytes, message: str) -> None:

@@ -29,7 +29,6 @@ class Network(Protocol):
     """What play asks of a policy network (numpy's or torch's)."""
 
     obs_size: int
-    players: int | None
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """(B, 85) logits of observations (B, D) float32."""

@@ -34,6 +34,7 @@ from dehla_env.rules import PACKS_FOR_PLAYERS
 
 __all__ = ["NUM_CARD_FEATURES", "CardFeatures", "net_input_layout"]
 
+
 class CardFeatures(nn.Module):
     """Observation -> observation with :data:`NUM_CARD_FEATURES` derived entries appended."""
 

@@ -228,7 +228,9 @@ class NumpyPolicyNet:
 
 
 # ---------------------------------------------------------------------- the file
-def write_play_file(out: str | Path, weights: Mapping[str, np.ndarray], model_config: dict[str, Any], rules: Rules) -> None:
+def write_play_file(
+    out: str | Path, weights: Mapping[str, np.ndarray], model_config: dict[str, Any], rules: Rules
+) -> None:
     """Write a play file: ``weights`` (a state dict's entries as arrays) as float32, the
     config and the rules in the metadata."""
     from safetensors.numpy import save_file

@@ -79,13 +79,10 @@ def ranked_bots(preset: Preset) -> list[dict[str, Any]]:
     ladder = published(preset)
     r = ladder.ratings
     lines = agent_help(list(r.names))
+    where = f"on the {ladder.preset} ladder (random: 0)"
     return [
-        {
-            "spec": r.names[i],
-            "rating": round(r.elo[i]),
-            "line": f"{lines.get(r.names[i], r.names[i])}; rated {r.elo[i]:.0f} on the {ladder.preset} ladder (random: 0)",
-        }
-        for i in r.order()
+        {"spec": spec, "rating": round(elo), "line": f"{lines.get(spec, spec)}; rated {elo:.0f} {where}"}
+        for spec, elo in ((r.names[i], r.elo[i]) for i in r.order())
     ]
 
 
