@@ -154,6 +154,10 @@ def memory_per_game(rules_name: str, options: dict[str, Any], n: int = 4096, obs
     return peak / n
 
 
+#: the width of the rows' names, the longest (``vector_env float32 copy=False no finals``) included
+NAME = 40
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="dehla")
@@ -168,11 +172,11 @@ def main() -> None:
     print(f"ruleset: {label}; random legal play; {args.seconds:g} CPU-s per figure; vector_env kernels: {kernel}")
     if kernel == "python":
         print("(install numba, the fast extra, for the compiled kernels; the vector_env rows run them as Python)")
-    print(f"{'':34s} {'N':>6s} {'decisions/s':>13s} {'per CPU-s':>13s} {'x scalar':>9s}")
+    print(f"{'':{NAME}s} {'N':>6s} {'decisions/s':>13s} {'per CPU-s':>13s} {'x scalar':>9s}")
 
     def row(name: str, n: int | str, wall: float, cpu: float, base: float | None) -> None:
         ratio = f"{cpu / base:9.1f}" if base else f"{'1.0':>9s}"
-        print(f"{name:34s} {n!s:>6s} {wall:13,.0f} {cpu:13,.0f} {ratio}")
+        print(f"{name:{NAME}s} {n!s:>6s} {wall:13,.0f} {cpu:13,.0f} {ratio}")
 
     ew, ec = reference_engine(args.rules, options, args.seconds)
     row("reference engine (MatchState)", 1, ew, ec, None)
@@ -207,7 +211,7 @@ def main() -> None:
     if not spades:
         print("(install open_spiel, the bench extra, for OpenSpiel's spades in the same run)")
     elif rates:
-        print(f"{'OpenSpiel spades (C++, obs tensor)':34s} {1:>6d} {spades:13,.0f}")
+        print(f"{'OpenSpiel spades (C++, obs tensor)':{NAME}s} {1:>6d} {spades:13,.0f}")
         print(f"vector_env at 4096 games, best row: {max(rates) / spades:.1f} x OpenSpiel's spades (same run)")
     for dtype in ("float32", "uint8"):
         per_game = memory_per_game(args.rules, options, obs_dtype=dtype)
