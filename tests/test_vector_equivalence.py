@@ -119,11 +119,9 @@ def run_equivalence(
     all_seats_every: int = 7,
     first_decks: np.ndarray | None = None,
     obs_dtype: str = "float32",
-    kernel: str | None = None,
 ) -> dict[str, int]:
     """Play until ``episodes`` hands are complete; returns counts of what was compared.
-    With ``obs_dtype="uint8"`` the env's codes are compared through its float view;
-    ``kernel`` is the vector env's (``"python"``: its kernels uncompiled)."""
+    With ``obs_dtype="uint8"`` the env's codes are compared through its float view."""
     reward = options.pop("reward", "win")
     vec = vector_env(
         rules_name,
@@ -133,7 +131,6 @@ def run_equivalence(
         final_obs="all",
         autoreset_mode="same_step",
         obs_dtype=obs_dtype,
-        kernel=kernel,
         **options,
     )
     f = vec.float_view
