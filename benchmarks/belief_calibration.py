@@ -19,7 +19,7 @@ import numpy as np
 
 from agents.arena import deal_deck
 from agents.bots.sampler import WorldSampler
-from agents.nets.policy import PolicyAgent
+from agents.nets.agent import PolicyAgent
 from agents.registry import make_agent
 from agents.search.belief import PlayLikelihood
 from dehla_env.engine import MatchState, Phase

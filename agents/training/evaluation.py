@@ -17,7 +17,8 @@ import torch
 from agents.arena.play import duel_in_process
 from agents.arena.pool import torch_on_one_thread
 from agents.arena.stats import Estimate
-from agents.nets.policy import PolicyAgent, PolicyNet
+from agents.nets.agent import PolicyAgent
+from agents.nets.policy import PolicyNet
 from dehla_env.rules import Rules
 
 
