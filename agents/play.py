@@ -1,7 +1,7 @@
 """Play a whole match in the terminal against bots.
 
     python -m agents.play --rules dehla [--option key=value ...] --seat 0 \\
-        --partner hard --opponents medium [--seed S] [--symbols] [--auto-forced]
+        [--partner SPEC] [--opponents SPEC] [--seed S] [--symbols] [--auto-forced]
 
 You see what your seat may see (R0.6), read from the seat's :class:`PlayerView`: your
 hand, the trick in progress, the middle (cards and tens waiting, and who takes it with
@@ -35,7 +35,7 @@ import numpy as np
 
 from agents.playing.deals import bot_seed
 from agents.playing.loop import play
-from agents.registry import make_agent, spec_help
+from agents.registry import default_bot, make_agent, spec_help
 from dehla_env.actions import (
     PASS_ACTION,
     TRUMP_OFFSET,
@@ -215,7 +215,8 @@ def parse_move(text: str, legal: Sequence[int], match: MatchState, seat: int, sy
 
 
 class TerminalGame:
-    """One match: a person at ``human_seat``, bots everywhere else.
+    """One match: a person at ``human_seat``, bots everywhere else (``partner`` and
+    ``opponents``: agent specs; left out, :func:`agents.registry.default_bot`).
 
     ``input_fn(prompt) -> str`` and ``print_fn(text)`` do the talking (``input`` and
     ``print`` by default), so tests can script the person. After :meth:`run`,
@@ -226,8 +227,8 @@ class TerminalGame:
         self,
         rules: Rules,
         human_seat: int = 0,
-        partner: str = "hard",
-        opponents: str = "medium",
+        partner: str | None = None,
+        opponents: str | None = None,
         seed: int | None = None,
         input_fn: Callable[[str], str] = input,
         print_fn: Callable[..., Any] = print,
@@ -251,7 +252,7 @@ class TerminalGame:
             if s == human_seat:
                 continue
             role = "partner" if side_of(s) == side_of(human_seat) else "opponents"
-            spec = partner if role == "partner" else opponents
+            spec = (partner if role == "partner" else opponents) or default_bot(rules)
             self.specs[s] = spec
             try:
                 self.bots[s] = make_agent(spec, rules, None if seed is None else bot_seed(seed, s))
@@ -601,8 +602,9 @@ def _parser() -> _Parser:
     parser.add_argument("--rules", default="dehla", choices=PRESETS)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rules option")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    parser.add_argument("--partner", default="hard", metavar="SPEC", help="your partner(s) (default hard)")
-    parser.add_argument("--opponents", default="medium", metavar="SPEC", help="the opponents (default medium)")
+    best = "(default: the ruleset's shipped policy, else hard)"
+    parser.add_argument("--partner", metavar="SPEC", help=f"your partner(s) {best}")
+    parser.add_argument("--opponents", metavar="SPEC", help=f"the opponents {best}")
     parser.add_argument("--seed", type=int, default=None, help="deals and bots (default: a fresh random match)")
     parser.add_argument("--symbols", action="store_true", help="suit symbols (♠ ♥ ♦ ♣) in everything printed")
     parser.add_argument("--auto-forced", action="store_true", help="play your move for you when only one is legal")

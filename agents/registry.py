@@ -23,12 +23,11 @@ and ``depth`` up to 7); the exact solver's time grows about fourfold per trick o
 ``depth`` (about 2 s for 4 worlds at ``depth=9`` from the first trick).
 
 The table is explicit: this module imports the bot modules (never the reverse), and
-the heavy ones (the search, torch for policies) only when such an agent is made.
+the heavy ones (the search, a policy's network) only when such an agent is made.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -39,12 +38,14 @@ from agents.base import Agent, RandomAgent
 from agents.bots.heuristic import EasyAgent, HardAgent, MediumAgent
 from dehla_env.rules import Rules
 
-if TYPE_CHECKING:  # torch is imported only when a policy agent is made
-    from agents.nets.policy import PolicyAgent
+if TYPE_CHECKING:  # a policy's modules are imported only when a policy agent is made
+    from agents.nets.agent import PolicyAgent
     from agents.search.belief import PlayLikelihood
 
-#: where the shipped policies live (package data): ``policy:NAME`` is ``NAME.pt`` here
+#: where the shipped policies live (package data): ``policy:NAME`` plays ``NAME.safetensors``
+#: here (the play format, no torch needed), exported from the training checkpoint ``NAME.pt``
 SHIPPED_POLICIES = Path(__file__).resolve().parent / "checkpoints"
+PLAY_SUFFIX = ".safetensors"  # agents.nets.play's, named here so the table imports no network code
 
 #: the longest spec text accepted (a spec naming a checkpoint path and nested specs fits)
 MAX_SPEC_LENGTH = 400
@@ -201,7 +202,7 @@ def _policy_param(p: dict[str, Any], rules: Rules, key: str) -> PolicyAgent | No
         return None
     if p[key].partition(":")[0] != "policy":
         raise ValueError(f"search: {key} is a policy spec such as policy:dehla, not {p[key]!r}")
-    from agents.nets.policy import PolicyAgent
+    from agents.nets.agent import PolicyAgent
 
     agent = make_agent(p[key], rules)
     assert isinstance(agent, PolicyAgent)
@@ -221,24 +222,41 @@ def register_policies(files: Mapping[str, Path]) -> None:
 def policy_path(where: str) -> Path:
     """The file of ``policy:WHERE``: a shipped policy's name (``dehla``), a registered
     name (:func:`register_policies`) or a path."""
-    shipped = SHIPPED_POLICIES / f"{where}.pt"
-    if "/" not in where and "\\" not in where and not where.endswith(".pt"):
+    shipped = SHIPPED_POLICIES / f"{where}{PLAY_SUFFIX}"
+    if "/" not in where and "\\" not in where and not where.endswith((".pt", PLAY_SUFFIX)):
         if shipped.is_file():
             return shipped
         if where in _NAMED_POLICIES:
             return _NAMED_POLICIES[where]
     path = Path(where)
     if not path.exists():
-        names = ", ".join(sorted(f.stem for f in SHIPPED_POLICIES.glob("*.pt"))) or "none"
+        names = ", ".join(shipped_policies()) or "none"
         raise ValueError(f"policy:{where}: no such file, and no shipped policy of that name (shipped: {names})")
     return path
 
 
+def shipped_policies() -> list[str]:
+    """The names of the shipped policies (``policy:NAME``)."""
+    return sorted(f.stem for f in SHIPPED_POLICIES.glob(f"*{PLAY_SUFFIX}"))
+
+
+def default_bot(rules: Rules) -> str:
+    """The bot played wherever none is named (the web game's partner and opponents, a
+    table's bot seats, ``dehla-play``'s, a study's partner): the shipped policy trained
+    for ``rules`` (the one named after the ruleset where several are: ``dehla-playout``
+    is a search's playout network), else ``hard``. Every shipped policy beats ``hard``
+    (docs/results.md)."""
+    from agents.nets.agent import cached_network
+
+    playing = [n for n in shipped_policies() if cached_network(SHIPPED_POLICIES / f"{n}{PLAY_SUFFIX}")[1] == rules]
+    if not playing:
+        return "hard"
+    return f"policy:{rules.name if rules.name in playing else playing[0]}"
+
+
 def _policy(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
     path = policy_path(p["path"])
-    if importlib.util.find_spec("torch") is None:
-        raise ValueError("policy agents need torch: pip install 'dehla[train]'")
-    from agents.nets.policy import PolicyAgent
+    from agents.nets.agent import PolicyAgent
 
     return PolicyAgent(path, rules, seed, sample=p["sample"], relabel=p["relabel"])
 
@@ -250,19 +268,19 @@ MAX_BUDGET_MS = 60_000.0
 
 
 def _batched_search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
-    from agents.bots.batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
+    from agents.bots.batched import BATCHED_POLICIES, make_batched_policy
     from agents.search.batched import BatchedSearchAgent
 
     playout = p["playout"]
     policy: Any = None
-    if playout in BATCHED_POLICIES:  # numpy only: no torch needed
+    if playout in BATCHED_POLICIES:
         policy = make_batched_policy(playout, rules.players, seed)
     elif playout.partition(":")[0] == "policy":
-        from agents.nets.policy import PolicyAgent  # torch, for a network's playouts only
+        from agents.nets.agent import GreedyBatch, PolicyAgent
 
         agent = make_agent(playout, rules)  # a policy checks it was trained for these rules
         assert isinstance(agent, PolicyAgent)
-        policy = TorchPolicy(agent.net, deterministic=True)  # its greedy move, for the whole batch
+        policy = GreedyBatch(agent.net)  # its greedy move, for the whole batch
     else:
         raise ValueError(
             f"batched-search plays out with a batched policy: {', '.join(BATCHED_POLICIES)} or policy:NAME, "
@@ -521,7 +539,7 @@ def spec_help() -> str:
         for p in e.params:
             bounds = f"; {p.range_text()}" if p.maximum is not None else ""
             lines.append(f"      {p.name}: {p.help} (default {_default_text(p)}{bounds})")
-    shipped = sorted(f.stem for f in SHIPPED_POLICIES.glob("*.pt"))
+    shipped = shipped_policies()
     if shipped:
         lines.append(f"  shipped policies: {', '.join('policy:' + s for s in shipped)}")
     return "\n".join(lines)
@@ -535,9 +553,11 @@ __all__ = [
     "MAX_WORLDS",
     "AgentEntry",
     "Param",
+    "default_bot",
     "make_agent",
     "parse_spec",
     "policy_path",
     "register_policies",
+    "shipped_policies",
     "spec_help",
 ]

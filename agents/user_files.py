@@ -54,6 +54,40 @@ def read_text(path: Path, limit: int, what: str) -> str:
         raise UserFileError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
+def read_regular_file(p: Path, limit: int, what: str) -> bytes:
+    """The bytes of ``p`` if it is a regular file of at most ``limit`` bytes (``what``
+    names the kind of file in messages: ``a checkpoint file``). Opened without blocking
+    and checked on the open descriptor, so a FIFO, a device or a socket (or a file
+    swapped for one after a check) is refused at once instead of hanging the reader."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(p, flags)
+    except FileNotFoundError:
+        raise NoSuchUserFile(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise UserFileError(f"{p}: is a directory, not {what}") from None
+    except OSError as e:
+        raise UserFileError(f"{p}: cannot be read ({e.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise UserFileError(f"{p}: is a directory, not {what}")
+        if not stat.S_ISREG(st.st_mode):
+            raise UserFileError(f"{p}: not a regular file (pipes, devices and sockets are never read)")
+        if st.st_size > limit:
+            raise UserFileError(f"{p}: {st.st_size} bytes, over the {limit >> 20} MiB cap")
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, 1 << 20):
+            total += len(chunk)
+            if total > limit:  # it grew while being read
+                raise UserFileError(f"{p}: over the {limit >> 20} MiB cap")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read_yaml(text: str, where: str) -> Any:
     """The value of the YAML ``text``; :class:`UserFileError` naming ``where`` for an
     alias, a key given twice, nesting too deep for the parser, or text that is not YAML."""

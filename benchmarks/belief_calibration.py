@@ -19,7 +19,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.bots.sampler import WorldSampler
-from agents.nets.policy import PolicyAgent
+from agents.nets.agent import PolicyAgent
 from agents.playing.deals import deal_deck
 from agents.playing.loop import play, sampled
 from agents.registry import make_agent

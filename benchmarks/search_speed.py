@@ -41,7 +41,7 @@ from agents.base import Agent
 from agents.bots.sampler import WorldSampler
 from agents.playing.deal_sets import preset_for
 from agents.playing.loop import play, play_hand, sampled
-from agents.registry import SHIPPED_POLICIES, make_agent
+from agents.registry import make_agent, shipped_policies
 from agents.search.solver import Solver, position_of, solvable
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
@@ -142,7 +142,7 @@ class _Clock(Agent):
 def default_specs(rules: Rules) -> list[str]:
     """The scalar search (first the 100 ms-budget reference every ratio is taken
     against) and the batched one, with the network playouts where the ruleset's preset
-    has a shipped policy and a distilled playout network (and torch is installed): at
+    has a shipped policy and a distilled playout network: at
     k=48 with each network, then the playout network with its endings solved
     (``rdepth=4``), then that with the policy as a prior (``prior``, ``keep=0.95``), and
     at ``keep=0.9`` with successive elimination (``prune=1``)."""
@@ -153,9 +153,7 @@ def default_specs(rules: Rules) -> list[str]:
         "batched-search:playout=cardsense,k=16,depth=5",
     ]
     name = preset_for(rules).name
-    if importlib.util.find_spec("torch") is None:
-        return specs
-    have = [p for p in (name, f"{name}-playout") if (SHIPPED_POLICIES / f"{p}.pt").exists()]
+    have = [p for p in (name, f"{name}-playout") if p in shipped_policies()]
     specs += [f"batched-search:playout=policy:{policy},k=48,depth=5" for policy in have]
     if len(have) == 2:
         solved = f"batched-search:playout=policy:{name}-playout,k=48,depth=5,rdepth=4"

@@ -185,7 +185,7 @@ AGENT_LAYERS = {
     "base": set(),
     "gc_pause": set(),
     "user_files": set(),
-    "nets": {"base"},
+    "nets": {"base", "user_files"},  # a policy file from a user is read as untrusted
     "bots": {"base", "nets"},
     "search": {"base", "nets", "bots", "gc_pause"},
     "distributed": set(),

@@ -619,11 +619,13 @@ def test_the_arena_prints_and_records_the_breakdown(capsys) -> None:
 
 def test_a_network_plays_in_process_on_one_torch_thread_and_the_callers_setting_returns(monkeypatch) -> None:
     """As in a worker process: a forward pass on one observation gains nothing from a
-    thread pool, and on a busy machine the pool's threads wait on each other."""
+    thread pool, and on a busy machine the pool's threads wait on each other. A torch
+    checkpoint plays in torch; a shipped policy's play file in numpy, torch left alone."""
     import torch
 
     from agents.arena import run_duel
     from agents.playing import pool
+    from agents.registry import SHIPPED_POLICIES
 
     seen = []
     real = pool.run_chunk
@@ -636,9 +638,11 @@ def test_a_network_plays_in_process_on_one_torch_thread_and_the_callers_setting_
     before = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
-        run_duel(make_rules("dehla"), "policy:dehla", "random", 2, 1, workers=1)
+        run_duel(make_rules("dehla"), f"policy:{SHIPPED_POLICIES / 'dehla.pt'}", "random", 2, 1, workers=1)
         assert set(seen) == {1} and torch.get_num_threads() == 2
         run_duel(make_rules("dehla"), "hard", "random", 2, 1, workers=1)  # no network: left alone
+        assert seen[-1] == 2
+        run_duel(make_rules("dehla"), "policy:dehla", "random", 2, 1, workers=1)  # numpy: left alone
         assert seen[-1] == 2
     finally:
         torch.set_num_threads(before)

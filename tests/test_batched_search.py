@@ -231,11 +231,14 @@ def test_a_deterministic_network_is_not_asked_where_one_move_is_legal() -> None:
     """With a greedy network playing the worlds out, a row with one legal action takes
     it without an observation or a forward pass; the playout scores are those of asking
     the network on every row (its masked argmax is that action)."""
+    pytest.importorskip("torch")  # a sampling network plays out in torch (TorchPolicy)
     from agents.bots.batched import TorchPolicy
+    from agents.nets.policy import load_policy
+    from agents.registry import SHIPPED_POLICIES
 
     rules = make_rules("dehla")
     _match, view = next(_positions(rules, 12, every=3))
-    net = make_agent("policy:dehla-playout", rules).net
+    net, _ = load_policy(SHIPPED_POLICIES / "dehla-playout.pt")
     for greedy in (True, False):  # a sampling policy draws on every row, as before
         agent = BatchedSearchAgent(rules, TorchPolicy(net, deterministic=greedy), "policy:dehla-playout", k=3)
         assert agent.skip_forced is greedy

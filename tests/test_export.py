@@ -108,7 +108,8 @@ def test_an_onnx_policy_plays_a_whole_hand_legally_through_onnxruntime(tmp_path:
     pytest.importorskip("onnx", reason="the onnx extra: pip install 'dehla[onnx]'")
     import numpy as np
 
-    from agents.nets.policy import PolicyAgent, export_onnx
+    from agents.nets.agent import PolicyAgent
+    from agents.nets.policy import export_onnx
     from dehla_env import raw_env
 
     net = PolicyNet(OBS, (32,), card_features=True)

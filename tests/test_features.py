@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from agents.nets.agent import PolicyAgent
 from agents.nets.features import NUM_CARD_FEATURES, CardFeatures
-from agents.nets.policy import PolicyAgent, PolicyNet, export_torchscript, load_policy
+from agents.nets.policy import PolicyNet, export_torchscript, load_policy
 from dehla_env.cards import NUM_CARDS, parse_card
 from dehla_env.encoding import ObservationEncoder, observation_size
 from dehla_env.engine import MatchState

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.nets.policy import PolicyAgent
+from agents.nets.agent import PolicyAgent
 from agents.registry import make_agent
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.augment import suit_permutation_maps

@@ -71,6 +71,13 @@ def test_a_good_file_reads_as_yaml_and_as_json(tmp_path: Path) -> None:
     assert a.identifying is False and a.deal_set.preset.name == "dehla"
 
 
+def test_an_experiment_that_names_no_partner_plays_with_the_shipped_policy() -> None:
+    data = {k: v for k, v in GOOD.items() if k != "partners"}
+    assert check_experiment(data, "study.yaml").partners == ("policy:dehla",)
+    chosen = check_experiment({**data, "options": {"trump": "chosen"}}, "study.yaml")
+    assert chosen.partners == ("policy:dehla-chosen",)
+
+
 @pytest.mark.parametrize(
     "change, field",
     [

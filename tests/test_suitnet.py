@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 import torch
 
+from agents.nets.agent import PolicyAgent
 from agents.nets.features import CardFeatures, net_input_layout
-from agents.nets.policy import CheckpointError, PolicyAgent, PolicyNet, policy_from_checkpoint
+from agents.nets.policy import CheckpointError, PolicyNet, policy_from_checkpoint
 from dehla_env.augment import (
     ALL_PERMUTATIONS,
     action_suit_groups,

@@ -610,7 +610,7 @@ def test_shipped_policy_plays_seats_in_the_gymnasium_wrapper() -> None:
         obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
         done = terminated or truncated
     assert reward in (-1.0, 0.0, 1.0)
-    from agents.nets.policy import PolicyAgent
+    from agents.nets.agent import PolicyAgent
 
     assert isinstance(env.unwrapped._policies[2], PolicyAgent)
 
@@ -639,7 +639,8 @@ def test_policy_export_to_torchscript_and_onnx(tmp_path: Path) -> None:
 def test_a_policy_file_rewritten_in_place_is_loaded_again(tmp_path: Path) -> None:
     """A run rewrites its policy file at every checkpoint; the per-process cache must
     not keep playing the first version."""
-    from agents.nets.policy import PolicyNet, cached_policy
+    from agents.nets.agent import cached_network
+    from agents.nets.policy import PolicyNet
     from dehla_env import make_rules
     from dehla_env.encoding import observation_size
 
@@ -651,7 +652,7 @@ def test_a_policy_file_rewritten_in_place_is_loaded_again(tmp_path: Path) -> Non
             torch.nn.init.constant_(p, fill)
         state = {"model": net.state_dict(), "model_config": net.config(), "rules": {"name": "dehla"}}
         train.save_checkpoint(path, state)
-        loaded, _ = cached_policy(path)
+        loaded, _ = cached_network(path)
         assert all(float(p.flatten()[0]) == fill for p in loaded.parameters())
 
 

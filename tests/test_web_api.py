@@ -141,6 +141,29 @@ def test_meta_offers_every_ruleset_option_and_agent(client: Any) -> None:
     assert meta["rulesets"]["court-piece"]["options"]["defender_kot"]["kind"] == "bool"  # R3.4
     assert {"easy", "medium", "hard"} <= set(meta["agents"])
     assert any(a.startswith("search:") for a in meta["agents"]) and any(a.startswith("policy:") for a in meta["agents"])
+    chosen = next(d for d in meta["bots_by_rules"] if d["rules"] == "dehla" and d["options"]["trump"] == "chosen")
+    ratings = [bot["rating"] for bot in chosen["bots"]]
+    assert (
+        chosen["default_bot"] == chosen["bots"][0]["spec"] == "policy:dehla-chosen" and ratings == sorted(ratings)[::-1]
+    )
+
+
+@pytest.mark.parametrize(
+    ("rules", "options", "bot"),
+    [
+        ("dehla", {}, "policy:dehla"),
+        ("dehla", {"trump": "chosen"}, "policy:dehla-chosen"),
+        ("dehla", {"kots": 3}, "hard"),
+    ],
+)
+def test_the_bots_a_game_does_not_name_are_the_shipped_policy_of_its_rules(
+    client: Any, rules: str, options: dict[str, Any], bot: str
+) -> None:
+    """Left out, the partner and the opponents are the shipped policy trained for the
+    rules and options, or hard where none is (agents.registry.default_bot)."""
+    r = client.post("/api/games", json={"rules": rules, "options": options, "seat": 1, "seed": 3})
+    assert r.status_code == 201, r.text
+    assert {s["agent"] for s in r.json()["seats"] if s["agent"]} == {bot}
 
 
 # ---------------------------------------------------------------------- whole matches, records

@@ -286,9 +286,14 @@ def test_a_hand_on_a_phone(server: tuple[str, Path], browser: Any, tmp_path: Pat
     assert "cannot follow suit" in driver.find_element(By.ID, "opt-trump-help").text
     trump.select_by_value("chosen")
     assert "dealer's right" in driver.find_element(By.ID, "opt-trump-help").text
+    # the bots start as the shipped policy of the rules and options chosen (agents.registry.default_bot)
+    assert driver.find_element(By.ID, "f-opponents").get_attribute("value") == "policy:dehla-chosen"
     trump.select_by_value("first-void")
     assert "Kots to win" in driver.find_element(By.CSS_SELECTOR, "label[for=opt-kots]").text
-    assert "strongest" in driver.find_element(By.ID, "f-partner-help").text  # hard, the default partner
+    assert driver.find_element(By.ID, "f-partner").get_attribute("value") == "policy:dehla"
+    assert "trained neural network" in driver.find_element(By.ID, "f-partner-help").text
+    ranking = driver.find_element(By.ID, "bot-ranking").text.splitlines()  # by measured strength
+    assert ranking[0].startswith("policy:dehla") and ranking[-1].startswith("random")
     Select(driver.find_element(By.ID, "f-speed")).select_by_value("0")
     fields = {"#f-options [name=kots]": "1", "#f-options [name=max_hands]": "1", "#f-seed": "5"}
     fields.update({"#f-partner": "easy", "#f-opponents": "easy"})

@@ -1,7 +1,8 @@
-"""Turn a training checkpoint into what players use: a play-only policy file, a
-TorchScript module or an ONNX graph.
+"""Turn a training checkpoint into what players use: a play-only policy file, the play
+format (read without torch), a TorchScript module or an ONNX graph.
 
     python -m agents.nets.export runs/RUN/checkpoint.pt --out agents/checkpoints/dehla.pt
+    python -m agents.nets.export agents/checkpoints/dehla.pt --out agents/checkpoints/dehla.safetensors --format play
     python -m agents.nets.export runs/RUN/checkpoint.pt --out dehla.onnx --format onnx
     python -m agents.nets.export runs/RUN/checkpoint.pt --out dehla.pt --average-snapshots 4
     python -m agents.nets.export agents/checkpoints/dehla.pt --out dehla.onnx --format onnx --relabel
@@ -11,6 +12,9 @@ TorchScript module or an ONNX graph.
 ``snapshot_every`` updates). Averaging the weights along the end of one run (as in
 stochastic weight averaging) smooths out the update-to-update noise of PPO at a
 fixed learning rate; whether it helps is a question for the arena, not an assumption.
+
+``--format play`` writes :mod:`agents.nets.play`'s safetensors file, which
+``policy:PATH`` plays in numpy (every shipped ``NAME.pt`` ships with its export beside it).
 
 ``--relabel`` (TorchScript and ONNX): the graph averages the network over the 24 suit
 relabellings of each observation, and plays what ``policy:PATH,relabel=1`` plays
@@ -26,6 +30,7 @@ from typing import Any
 
 import torch
 
+from agents.nets.play import write_play_file
 from agents.nets.policy import export_onnx, export_torchscript, policy_from_checkpoint, read_checkpoint
 from dehla_env.commands import typed_command
 
@@ -65,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=typed_command("agents.nets.export"), description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", help="the trainer's checkpoint.pt or a play-only policy file")
     parser.add_argument("--out", required=True, help="file to write")
-    parser.add_argument("--format", choices=["policy", "torchscript", "onnx"], default="policy")
+    parser.add_argument("--format", choices=["policy", "play", "torchscript", "onnx"], default="policy")
     parser.add_argument("--average-snapshots", type=int, default=0, metavar="K")
     parser.add_argument(
         "--relabel", action="store_true", help="torchscript/onnx: average over the 24 suit relabellings"
@@ -75,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if cli.average_snapshots < 0:
             raise ValueError(f"--average-snapshots is 0 or more, not {cli.average_snapshots}")
-        if cli.relabel and cli.format == "policy":
+        if cli.relabel and cli.format in ("policy", "play"):
             raise ValueError(
                 "--relabel is for --format torchscript or onnx; a policy file plays it as policy:PATH,relabel=1"
             )
@@ -85,9 +90,11 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--out {out}: no folder {out.parent}")
         ckpt = read_checkpoint(cli.checkpoint)
         play = play_checkpoint(ckpt, cli.average_snapshots)
-        net, _rules = policy_from_checkpoint(play)  # checks the entries before anything is written
+        net, rules = policy_from_checkpoint(play)  # checks the entries before anything is written
         if cli.format == "policy":
             torch.save(play, out)
+        elif cli.format == "play":
+            write_play_file(out, {k: v.float().numpy() for k, v in net.state_dict().items()}, net.config(), rules)
         else:
             (export_torchscript if cli.format == "torchscript" else export_onnx)(net, out, relabel=cli.relabel)
     except (ValueError, OSError) as e:

@@ -7,7 +7,8 @@ hearts above it followed by a comparison with zero and an AND with "I hold it". 
 layer forms those quantities with fixed (non-trainable) matrices and appends them to
 the observation, so the network starts from them instead of rediscovering them. It is
 a pure function of the observation (no hidden information), part of the module, and
-exported with it (TorchScript / ONNX).
+exported with it (TorchScript / ONNX), and computed the same way in numpy for play
+(:class:`agents.nets.play.NumpyPolicyNet`).
 
 Per card id (52 each, see :mod:`dehla_env.cards`):
 
@@ -26,43 +27,12 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from dehla_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, suit_of
-from dehla_env.encoding import Axis, Layout, layout_for
+from agents.nets.play import NUM_CARD_FEATURES, higher_same_suit, net_input_layout, suit_matrix
+from dehla_env.cards import NUM_CARDS, NUM_RANKS
+from dehla_env.encoding import layout_for
 from dehla_env.rules import PACKS_FOR_PLAYERS
 
-#: Extra inputs appended to the observation.
-NUM_CARD_FEATURES = 4 * NUM_CARDS + 2 * NUM_SUITS
-
-#: What :class:`CardFeatures` appends, in order, as layout parts (name, axes, shape).
-FEATURE_PARTS: list[tuple[str, tuple[Axis, ...], tuple[int, ...]]] = [
-    *[(name, (Axis.CARD,), (NUM_CARDS,)) for name in ("unseen", "higher_unseen", "master", "beats_trick")],
-    *[(name, (Axis.SUIT,), (NUM_SUITS,)) for name in ("suit_hand", "suit_unseen")],
-]
-
-
-def net_input_layout(num_players: int, card_features: bool) -> Layout:
-    """The layout of a policy network's input: the observation's slices, then the card
-    features when it has them (what :func:`dehla_env.augment.suit_groups` sorts by suit)."""
-    parts = [(s.name, s.axes, s.shape) for s in layout_for(num_players).slices.values()]
-    return Layout(num_players, parts + (FEATURE_PARTS if card_features else []))
-
-
-def _higher_same_suit() -> torch.Tensor:
-    """``H[c, d] = 1`` when ``d`` is of ``c``'s suit and ranks above it."""
-    h = torch.zeros(NUM_CARDS, NUM_CARDS)
-    for c in range(NUM_CARDS):
-        for d in range(NUM_CARDS):
-            if suit_of(c) == suit_of(d) and d > c:
-                h[c, d] = 1.0
-    return h
-
-
-def _suit_of() -> torch.Tensor:
-    """``S[c, s] = 1`` when card ``c`` is of suit ``s``."""
-    s = torch.zeros(NUM_CARDS, NUM_SUITS)
-    for c in range(NUM_CARDS):
-        s[c, suit_of(c)] = 1.0
-    return s
+__all__ = ["NUM_CARD_FEATURES", "CardFeatures", "net_input_layout"]
 
 
 class CardFeatures(nn.Module):
@@ -83,8 +53,8 @@ class CardFeatures(nn.Module):
         self.trump_suit = (lay["trump_suit"].offset, lay["trump_suit"].stop)
         # trump_state one-hot: none / known and in force / own closed secret / hidden
         self.trump_in_force = lay["trump_state"].offset + 1
-        self.register_buffer("higher", _higher_same_suit(), persistent=False)
-        self.register_buffer("suit_of", _suit_of(), persistent=False)
+        self.register_buffer("higher", torch.from_numpy(higher_same_suit()), persistent=False)
+        self.register_buffer("suit_of", torch.from_numpy(suit_matrix()), persistent=False)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         n = self.num_players

@@ -1,4 +1,4 @@
-"""Neural policies: the network, the checkpoint format and the ``policy:PATH`` agent.
+"""Neural policies in torch: the network, the checkpoint format and the exports.
 
 A policy maps the flat observation (:mod:`dehla_env.encoding`) to logits over the flat
 action layout; illegal actions are masked to ``-inf`` before the softmax. The same
@@ -9,17 +9,16 @@ also keeps a critic, which may read privileged inputs; the shipped checkpoint's
 Checkpoint (``torch.save`` dict): ``model`` (policy state dict), ``model_config``
 (layer sizes), ``rules`` (preset name and options it was trained for), and, for
 training checkpoints, ``critic``, ``optimizer``, ``rng`` and ``step`` state (see
-``agents.train``).
+``agents.train``). Play reads the play format (:mod:`agents.nets.play`) instead, without
+torch; the ``policy:PATH`` agent is :mod:`agents.nets.agent`.
 """
 
 from __future__ import annotations
 
 import functools
 import io
-import os
 import pickle
 import re
-import stat
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -28,14 +27,23 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.base import Agent
-from agents.nets.features import NUM_CARD_FEATURES, CardFeatures, net_input_layout
+from agents.nets.features import CardFeatures
+from agents.nets.play import (
+    ARCHITECTURES,
+    NUM_CARD_FEATURES,
+    PLAY_SUFFIX,
+    CheckpointError,
+    net_config,
+    net_input_layout,
+    policy_rules,
+    read_play_file,
+)
 from agents.nets.suitnet import SuitNet
+from agents.user_files import UserFileError, read_regular_file
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.augment import relabel_tables
-from dehla_env.encoding import encode_view, layout_for, observation_size
-from dehla_env.rules import Rules, RulesError, make_rules
-from dehla_env.view import PlayerView
+from dehla_env.encoding import layout_for, observation_size
+from dehla_env.rules import Rules
 
 
 def mlp(sizes: list[int], out: int) -> nn.Sequential:
@@ -52,11 +60,6 @@ def players_for_observation(obs_size: int) -> int:
         if layout_for(n).size == obs_size:
             return n
     raise ValueError(f"no layout has {obs_size} entries")
-
-
-ARCHITECTURES = ("mlp", "suits")
-"""``mlp``: layers over the whole input vector; ``suits``: :class:`agents.nets.suitnet.SuitNet`,
-the same weights for every suit (equivariant under renaming the suits)."""
 
 
 class PolicyNet(nn.Module):
@@ -122,6 +125,12 @@ class PolicyNet(nn.Module):
         (:meth:`net_input`, which the PPO update prepares once per rollout)."""
         return self.net(x).masked_fill(~mask, float("-inf"))
 
+    @torch.no_grad()
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """The logits (B, 85) of observations ``obs`` (B, D), as numpy: what play asks of
+        a network, numpy's (:class:`agents.nets.play.NumpyPolicyNet`) or this one."""
+        return self(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))).numpy()
+
     def config(self) -> dict[str, Any]:
         """The constructor's arguments (``arch`` only when not the MLP, so the configs of
         checkpoints written before it existed stay as they were)."""
@@ -147,11 +156,6 @@ class ValueNet(nn.Module):
 
     def config(self) -> dict[str, Any]:
         return {"in_size": self.in_size, "hidden": list(self.hidden)}
-
-
-class CheckpointError(ValueError):
-    """A file that is not a usable checkpoint: missing, unreadable, refused because it
-    could run code, or not of this project's format. The message names the file."""
 
 
 #: the largest checkpoint file read at all (the shipped policies are under 1 MB)
@@ -250,40 +254,6 @@ class _DeclaredStorages(pickle.Unpickler):
         return _Stub("storage")
 
 
-def _read_regular_file(p: Path) -> bytes:
-    """The bytes of ``p`` if it is a regular file of at most
-    :data:`MAX_CHECKPOINT_FILE_BYTES`. Opened without blocking and checked on the open
-    descriptor, so a FIFO, a device or a socket (or a file swapped for one after a
-    check) is refused at once instead of hanging the reader."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(p, flags)
-    except FileNotFoundError:
-        raise CheckpointError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise CheckpointError(f"{p}: is a directory, not a checkpoint file") from None
-    except OSError as e:
-        raise CheckpointError(f"{p}: cannot be read ({e.strerror})") from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise CheckpointError(f"{p}: is a directory, not a checkpoint file")
-        if not stat.S_ISREG(st.st_mode):
-            raise CheckpointError(f"{p}: not a regular file (pipes, devices and sockets are never read)")
-        if st.st_size > MAX_CHECKPOINT_FILE_BYTES:
-            raise CheckpointError(f"{p}: {st.st_size} bytes, over the {MAX_CHECKPOINT_FILE_BYTES >> 20} MiB cap")
-        chunks: list[bytes] = []
-        total = 0
-        while chunk := os.read(fd, 1 << 20):
-            total += len(chunk)
-            if total > MAX_CHECKPOINT_FILE_BYTES:  # it grew while being read
-                raise CheckpointError(f"{p}: over the {MAX_CHECKPOINT_FILE_BYTES >> 20} MiB cap")
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
 def _check_declared_sizes(data: bytes) -> None:
     """Refuse a checkpoint whose zip records or declared storages are over the caps,
     or whose pickle names a global a plain checkpoint never does; reads only the zip
@@ -349,7 +319,10 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
 
 
 def _load_checked(p: Path) -> Any:
-    data = _read_regular_file(p)
+    try:
+        data = read_regular_file(p, MAX_CHECKPOINT_FILE_BYTES, "a checkpoint file")
+    except UserFileError as e:
+        raise CheckpointError(str(e)) from None
     _check_declared_sizes(data)
     try:
         ckpt = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
@@ -370,7 +343,14 @@ def _load_checked(p: Path) -> Any:
 
 
 def load_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
-    """The policy network and the rules it was trained for, from a checkpoint file."""
+    """The policy network and the rules it was trained for, from a checkpoint file or a
+    play file (:mod:`agents.nets.play`, read without torch, then its weights copied in)."""
+    if Path(path).suffix == PLAY_SUFFIX:
+        played, rules = read_play_file(path)
+        c = played.config
+        net = PolicyNet(c.obs_size, c.hidden, c.card_features, c.arch, players=c.players)
+        net.load_state_dict({k: torch.from_numpy(v) for k, v in played.weights.items()})
+        return net.eval(), rules
     ckpt = read_checkpoint(path)
     problem = None
     try:
@@ -384,26 +364,9 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
 def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
     """The policy network and its rules from a loaded checkpoint (training or play-only);
     :class:`CheckpointError` if its entries do not describe a policy of this project."""
-    cfg = ckpt.get("model_config")
-    try:
-        assert isinstance(cfg, dict)
-        obs_size, hidden = cfg["obs_size"], cfg["hidden"]
-        assert isinstance(obs_size, int) and isinstance(hidden, (list, tuple)) and 0 < len(hidden) <= 16
-        assert all(isinstance(h, int) and 0 < h <= 1 << 14 for h in hidden)
-        players_for_observation(obs_size)  # one of the layouts, not an arbitrary (huge) width
-        card_features, arch = bool(cfg.get("card_features", False)), cfg.get("arch", "mlp")
-        assert arch in ARCHITECTURES
-    except (AssertionError, KeyError, ValueError, TypeError):
-        raise CheckpointError(f"model_config {str(cfg)[:200]} is not a policy network's") from None
-    rules_cfg = ckpt.get("rules", {"name": "dehla", "options": {}})
-    try:
-        rules = make_rules(rules_cfg["name"], rules_cfg.get("options", {}))
-    except (RulesError, KeyError, TypeError, AttributeError) as e:
-        raise CheckpointError(f"the rules it was trained for are not valid: {e}") from None
-    try:  # told its rules: the network of a checkpoint plays the rules it names
-        net = PolicyNet(obs_size, tuple(hidden), card_features, arch, players=rules.players)
-    except ValueError as e:
-        raise CheckpointError(f"model_config {str(cfg)[:200]} does not fit its rules {rules.name}: {e}") from None
+    rules = policy_rules(ckpt.get("rules", {"name": "dehla", "options": {}}))
+    c = net_config(ckpt.get("model_config"), rules)  # told its rules: the network plays the rules it names
+    net = PolicyNet(c.obs_size, c.hidden, c.card_features, c.arch, players=c.players)
     try:
         net.load_state_dict(ckpt["model"])
     except (RuntimeError, TypeError, AttributeError, KeyError) as e:
@@ -422,26 +385,6 @@ def policy_checkpoint(net: PolicyNet, rules: Rules) -> dict[str, Any]:
     }
 
 
-_CACHE: dict[str, tuple[tuple[int, int, int], PolicyNet, Rules]] = {}
-
-
-def cached_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
-    """Load once per process and file version (the arena makes fresh agents for every
-    deal): a file rewritten since, as training's evaluation rewrites its policy file, is
-    loaded again."""
-    key = str(Path(path).resolve())
-    try:
-        st = os.stat(key)
-        version = (st.st_ino, st.st_mtime_ns, st.st_size)  # an atomic rewrite is a new inode
-    except OSError:
-        version = (-1, -1, -1)  # load_policy reports the missing file
-    hit = _CACHE.get(key)
-    if hit is None or hit[0] != version:
-        net, rules = load_policy(key)
-        hit = _CACHE[key] = (version, net, rules)
-    return hit[1], hit[2]
-
-
 @functools.cache
 def relabel_indices(num_players: int) -> tuple[torch.Tensor, torch.Tensor]:
     """For all 24 suit relabellings (:mod:`dehla_env.augment`): the gather index of each
@@ -450,82 +393,10 @@ def relabel_indices(num_players: int) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.as_tensor(tables.obs), torch.as_tensor(tables.action)
 
 
-class PolicyAgent(Agent):
-    """A trained policy as an agent: ``policy:PATH`` (greedy by default;
-    ``policy:path=PATH,sample=1`` samples from its distribution; ``relabel=1`` averages
-    it over the suit relabellings, :meth:`_logits`)."""
-
-    name = "policy"
-
-    def __init__(
-        self,
-        path: str | Path | None,
-        rules: Rules,
-        seed: int | None = None,
-        sample: bool = False,
-        net: PolicyNet | None = None,
-        relabel: bool = False,
-    ) -> None:
-        """Load ``path`` (cached per process), or wrap an in-memory ``net``."""
-        super().__init__(seed)
-        if net is not None:
-            self.net, trained_rules = net, rules
-        elif path is not None:
-            self.net, trained_rules = cached_policy(path)
-        else:
-            raise ValueError("PolicyAgent needs a checkpoint path or a network")
-        if trained_rules != rules:
-            raise ValueError(f"{path} was trained for {trained_rules}; it does not play {rules}")
-        if self.net.obs_size != observation_size(rules):
-            raise ValueError(f"{path} expects observations of {self.net.obs_size}, not {observation_size(rules)}")
-        self.sample = sample
-        self.relabel = relabel
-        self.path = str(path)
-
-    @torch.no_grad()
-    def _logits(self, view: PlayerView) -> torch.Tensor:
-        """The network's logits for ``view``, -inf on the illegal actions.
-
-        With ``relabel``: the mean of its log-probabilities over the 24 suit
-        relabellings of the game (each relabelled game is the same game with the suits
-        renamed: no rule ranks the suits, R0.4 and R4.2's "suits have no order"), each
-        mapped back to this game's actions. A network trained without that symmetry does not have it (its
-        greedy move changes under relabelling at many decisions), and the average plays
-        better than any one relabelling: an ensemble at the cost of one 24-row forward
-        pass (README, Results)."""
-        obs = torch.as_tensor(encode_view(view))
-        illegal = torch.ones(NUM_ACTIONS, dtype=torch.bool)
-        illegal[list(view.legal_actions)] = False
-        if not self.relabel:
-            return self.net(obs[None])[0].masked_fill(illegal, float("-inf"))
-        logits = self.relabelled.views(obs[None])[0]  # row p, column a: a relabelled by p
-        logp = torch.log_softmax(logits.masked_fill(illegal, float("-inf")), -1)
-        return logp.mean(0).masked_fill(illegal, float("-inf"))
-
-    @functools.cached_property
-    def relabelled(self) -> RelabelledNet:
-        """The network over the suit relabellings (built on the first ``relabel`` decision)."""
-        return RelabelledNet(self.net)
-
-    def probabilities(self, view: PlayerView) -> np.ndarray:
-        """The policy's move distribution at ``view`` (``NUM_ACTIONS`` float64, 0 on the
-        illegal actions): what a search takes as its prior (``search:prior=...``)."""
-        probs = torch.softmax(self._logits(view), -1).numpy().astype(np.float64)
-        return probs / probs.sum()
-
-    def act(self, view: PlayerView) -> int:
-        legal = view.legal_actions
-        if len(legal) == 1:
-            return legal[0]
-        if self.sample:
-            return int(self.rng.choice(NUM_ACTIONS, p=self.probabilities(view)))
-        return int(self._logits(view).argmax())
-
-
 class RelabelledNet(nn.Module):
     """``obs -> logits``: the network's logits for the 24 suit relabellings of each
     observation, each mapped back to this game's actions, averaged. Over the legal
-    actions its softmax and argmax are those of :class:`PolicyAgent` with ``relabel``
+    actions its softmax and argmax are those of :class:`~agents.nets.agent.PolicyAgent` with ``relabel``
     (the mean of masked log-probabilities differs from the mean of the logits by a
     constant per position), so an export of it plays what ``policy:NAME,relabel=1``
     plays, in a runtime without this package."""

@@ -151,10 +151,10 @@ def torch_on_one_thread() -> Iterator[None]:
 
 @contextlib.contextmanager
 def one_torch_thread(tasks: Sequence[Task]) -> Iterator[None]:
-    """Torch on one thread while chunks that play a network run in this process, as
-    in a worker (:func:`worker_init`)."""
+    """Torch on one thread while chunks that play a torch checkpoint run in this
+    process, as in a worker (:func:`worker_init`); a play file plays in numpy."""
     specs = {s for t in tasks for s in (t.spec_a, t.spec_b, t.partner_a, t.partner_b) if s is not None}
-    if not any(weight_files(spec) for spec in specs):
+    if all(f.suffix == ".safetensors" for spec in specs for f in weight_files(spec)):
         yield
         return
     with torch_on_one_thread():

@@ -30,10 +30,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import torch
 
 from agents.bots.sampler import Deal, match_for
-from agents.nets.policy import PolicyNet
+from agents.nets.agent import Network
 from dehla_env.cards import NUM_CARDS, cards_in, suit_of
 from dehla_env.encoding import ObservationEncoder, layout_for
 from dehla_env.engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phase
@@ -58,7 +57,7 @@ class PlayLikelihood:
     """``log_weights(view, deals)``: per deal, the log-likelihood of the plays seen,
     tempered by ``power``."""
 
-    def __init__(self, rules: Rules, net: PolicyNet, floor: float = FLOOR, power: float = POWER) -> None:
+    def __init__(self, rules: Rules, net: Network, floor: float = FLOOR, power: float = POWER) -> None:
         if rules.trump_making is not TrumpMaking.FIRST_VOID or rules.players != 4 or not rules.staged_deal:
             raise ValueError(
                 "belief weights the worlds of the first-void rulesets (R1.4: dehla, four players), "
@@ -85,11 +84,7 @@ class PlayLikelihood:
         if weighed is None:
             return out
         world, rows, legal, card = weighed
-        with torch.no_grad():
-            logits = self.net(torch.from_numpy(rows))
-            if isinstance(logits, tuple):
-                logits = logits[0]
-        lg = np.where(legal, logits.float().numpy()[:, :NUM_CARDS], -np.inf)
+        lg = np.where(legal, self.net.logits(rows)[:, :NUM_CARDS], -np.inf)
         p = np.exp(lg - lg.max(-1, keepdims=True))
         picked = p[np.arange(len(card)), card] / p.sum(-1)
         uniform = 1.0 / legal.sum(-1)

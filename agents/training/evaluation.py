@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import torch
 
-from agents.nets.policy import PolicyAgent, PolicyNet
+from agents.nets.agent import PolicyAgent
+from agents.nets.policy import PolicyNet
 from agents.playing.duel import duel_in_process
 from agents.playing.pool import torch_on_one_thread
 from agents.playing.stats import Estimate

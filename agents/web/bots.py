@@ -4,7 +4,7 @@
 the parameterless agents (``easy`` ... ``hard``), ``search:...`` with any parameters
 within the registry's bounds (:mod:`agents.registry`), and ``policy:NAME`` for a
 shipped policy or one the operator offered at start-up (``--policy-dir DIR``: each
-``DIR/*.pt`` is ``policy:STEM``). The same holds for specs named inside a search
+``DIR/*.pt`` or ``DIR/*.safetensors`` is ``policy:STEM``). The same holds for specs named inside a search
 (``prior``, ``belief``, ``playout``, ``opp``). A refused name gets the same answer
 whatever exists on the server's disk, because the catalogue is a table made at
 start-up and a client's text is never looked up as a path.
@@ -39,7 +39,7 @@ from typing import Any
 from agents.base import Agent
 from agents.bots.heuristic import HardAgent
 from agents.playing.deals import seed_of
-from agents.registry import AGENTS, SHIPPED_POLICIES, make_agent, parse_spec, register_policies
+from agents.registry import AGENTS, make_agent, parse_spec, policy_path, register_policies, shipped_policies
 from dehla_env.rules import Rules, make_rules
 from dehla_env.view import PlayerView
 
@@ -61,11 +61,11 @@ class BotFailed(Exception):
 
 # ---------------------------------------------------------------------- the catalogue
 def policy_files(directory: Path | None) -> dict[str, Path]:
-    """``{NAME: file}`` for the shipped policies and the ``*.pt`` regular files of
-    ``directory`` (the operator's); a shipped name is never shadowed."""
-    found = {path.stem: path for path in sorted(SHIPPED_POLICIES.glob("*.pt"))}
+    """``{NAME: file}`` for the shipped policies and the ``*.pt`` and ``*.safetensors``
+    regular files of ``directory`` (the operator's); a shipped name is never shadowed."""
+    found = {name: policy_path(name) for name in shipped_policies()}
     if directory is not None:
-        for path in sorted(directory.glob("*.pt")):
+        for path in sorted([*directory.glob("*.pt"), *directory.glob("*.safetensors")]):
             if path.is_file() and path.stem not in found and "," not in path.stem and "=" not in path.stem:
                 found[path.stem] = path.resolve()
     return found
@@ -156,7 +156,7 @@ def _context() -> Any:
     parent); spawned elsewhere."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        preload = ["agents.web.bots", "agents.search.pimc"]
+        preload = ["agents.web.bots", "agents.search.pimc", "agents.nets.agent"]
         try:
             import importlib.util
 

@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         "--policy-dir",
         type=Path,
         default=None,
-        help="offer each DIR/*.pt as policy:NAME besides the shipped policies (web clients never name files)",
+        help="offer each DIR/*.pt and *.safetensors as policy:NAME besides the shipped ones (clients never name files)",
     )
     parser.add_argument(
         "--allow-host",

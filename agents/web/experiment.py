@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.playing.deal_sets import DealSet, load, preset_for
+from agents.registry import default_bot
 from agents.user_files import UserFileError, read_json, read_text, read_yaml
 from agents.web.bots import Catalogue
 from dehla_env.rules import PRESETS, Rules, RulesError, make_rules
@@ -176,7 +177,7 @@ def check_experiment(data: Any, name: str = "experiment", catalogue: Catalogue |
         rules = make_rules(rules_name, options)
     except (RulesError, ValueError, TypeError) as e:
         raise ExperimentError(f"{name}: options: {str(e).splitlines()[0] if str(e) else e!r}") from None
-    partners_raw = data.get("partners")
+    partners_raw = data.get("partners", [default_bot(rules)])  # none named: the ruleset's shipped policy, else hard
     if isinstance(partners_raw, str):
         partners_raw = [partners_raw]
     if not isinstance(partners_raw, list) or not 1 <= len(partners_raw) <= MAX_PARTNERS:

@@ -2,14 +2,20 @@
 
 The form is built from this, so a new option in ``dehla_env.rules`` shows up without
 touching the page: option choices and bounds come from ``rules.option_specs``, and
-``make_rules`` validates whatever is sent.
+``make_rules`` validates whatever is sent. Each ruleset of the benchmark comes with its
+default bot (:func:`agents.registry.default_bot`) and its bots by measured strength: the
+ratings of the benchmark's published reference ladder (package data of
+:mod:`agents.bench`, with the command that measured them), strongest first.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents.registry import AGENTS, SHIPPED_POLICIES
+from agents.bench.ladder import published
+from agents.playing.deal_sets import PRESETS as BENCH_PRESETS
+from agents.playing.deal_sets import Preset
+from agents.registry import AGENTS, default_bot, shipped_policies
 from dehla_env.rules import PRESET_DESCRIPTIONS, PRESET_TITLES, PRESETS
 from dehla_env.rules import option_specs as rule_option_specs
 
@@ -41,6 +47,7 @@ AGENT_HELP = {
     "easy": "a beginner: plays low and gives tens away",
     "medium": "a fair player: the hard bot with some beginner's moves mixed in",
     "hard": "the strongest rule-based bot: counts cards and guards the tens",
+    "search:k=8,depth=3": "looks ahead by playing out 8 possible deals for each move, the last 3 tricks exactly",
     "search:k=16": "looks ahead by playing out 16 possible deals for each move: strong, a little slower",
     "search:k=48,depth=5,budget_ms=100": "looks ahead on up to 48 deals, at most 0.1 s a move: stronger still",
 }
@@ -55,7 +62,7 @@ def agent_help(specs: list[str]) -> dict[str, str]:
         if spec in AGENT_HELP:
             out[spec] = AGENT_HELP[spec]
         elif name == "policy":
-            out[spec] = "a trained neural network, for the ruleset it was trained on (needs torch: the train extra)"
+            out[spec] = "a trained neural network, for the ruleset it was trained on"
         elif name in AGENTS:
             out[spec] = AGENTS[name].summary
     return out
@@ -63,7 +70,32 @@ def agent_help(specs: list[str]) -> dict[str, str]:
 
 def policy_specs() -> list[str]:
     """A ``policy:NAME`` spec for each policy shipped with the package."""
-    return [f"policy:{path.stem}" for path in sorted(SHIPPED_POLICIES.glob("*.pt"))]
+    return [f"policy:{name}" for name in shipped_policies()]
+
+
+def ranked_bots(preset: Preset) -> list[dict[str, Any]]:
+    """The bots of ``preset``'s published reference ladder, strongest first: spec,
+    rating and a plain line."""
+    ladder = published(preset)
+    r = ladder.ratings
+    lines = agent_help(list(r.names))
+    where = f"on the {ladder.preset} ladder (random: 0)"
+    return [
+        {"spec": spec, "rating": round(elo), "line": f"{lines.get(spec, spec)}; rated {elo:.0f} {where}"}
+        for spec, elo in ((r.names[i], r.elo[i]) for i in r.order())
+    ]
+
+
+def bots_by_rules() -> list[dict[str, Any]]:
+    """For each ruleset of the benchmark (its name and every option): the default bot
+    and the bots by measured strength, so that a page shows them for the options in its
+    form, as the server decides them."""
+    out = []
+    for preset in BENCH_PRESETS.values():
+        rules = preset.rules()
+        bots = {"default_bot": default_bot(rules), "bots": ranked_bots(preset)}
+        out.append({"rules": rules.name, "options": rules.option_dict(), **bots})
+    return out
 
 
 def agent_names() -> list[str]:
@@ -82,9 +114,10 @@ def meta() -> dict[str, Any]:
             for name in PRESETS
         },
         "agents": [*agent_names(), *SEARCH_AGENTS, *policy_specs()],
+        "bots_by_rules": bots_by_rules(),
     }
     out["agent_help"] = agent_help(out["agents"])
     return out
 
 
-__all__ = ["AGENT_HELP", "agent_help", "agent_names", "meta", "option_specs", "policy_specs"]
+__all__ = ["AGENT_HELP", "agent_help", "agent_names", "bots_by_rules", "meta", "option_specs", "policy_specs"]

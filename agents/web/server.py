@@ -7,8 +7,8 @@ Routes (every body and answer is JSON; an error answer is ``{"error": text, ...}
 ``GET  /api/meta``                       rulesets, their options, agent suggestions
 ``GET  /rules``                          How to play: a summary and the rule book (HTML)
 ``GET  /api/games``                      the games this browser started
-``POST /api/games``                      start one: ``{rules, options, seat, partner,
-                                         opponents, seed?, bot_delay?}`` -> table (201)
+``POST /api/games``                      start one: ``{rules, options, seat, partner?,
+                                         opponents?, seed?, bot_delay?}`` -> table (201)
 ``GET  /api/games/{id}``                 the person's table (see :mod:`.table`)
 ``POST /api/games/{id}/move``            ``{move: "TS", seat?, version?}`` -> table
 ``POST /api/games/{id}/advance``         one bot move or R1.4 draw, after the delay
@@ -82,7 +82,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainT
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.registry import register_policies
+from agents.registry import default_bot, register_policies
 from agents.web import rulebook
 from agents.web.bots import THINK_SECONDS, BotCancelled, BotFailed, Catalogue, Thinker, decision_seed, policy_files
 from agents.web.game import SetupError, WebGame
@@ -368,8 +368,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         seed = _int_or_none(body, "seed")
         if seed is not None and seed < 0:
             raise ApiError(400, f"malformed body: 'seed' must be 0 or more, not {seed}")
-        partner = _text(body, "partner", "hard")
-        opponents = _text(body, "opponents", "medium")
+        try:
+            rules = make_rules(name, options)
+        except RulesError as e:
+            raise ApiError(400, str(e)) from None
+        partner = _text(body, "partner", default_bot(rules))  # the ruleset's shipped policy, else hard
+        opponents = _text(body, "opponents", default_bot(rules))
         for role, spec in (("partner", partner), ("opponents", opponents)):
             try:
                 catalogue.check(spec)
@@ -378,7 +382,6 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         client = request.client.host if request.client else ""
         store.room_for(client)  # 503 now, before building anything, if the server is full
         try:
-            rules = make_rules(name, options)
             # building bots may import torch or load a checkpoint: off the event loop
             game = await anyio.to_thread.run_sync(
                 lambda: WebGame(

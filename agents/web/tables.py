@@ -49,7 +49,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agents.bots.heuristic import HardAgent
 from agents.playing.deals import bot_seed
-from agents.registry import make_agent
+from agents.registry import default_bot, make_agent
 from agents.web.bots import BotCancelled, BotFailed, Catalogue, Thinker, decision_seed
 from agents.web.game import SetupError, WebGame
 from agents.web.guard import RequestError, TokenBucket, parse_json
@@ -627,7 +627,7 @@ class TableStore:
             if seat is None or not 0 <= seat < game.rules.players:
                 raise TableError(400, f"malformed message: 'seat' must be 0..{game.rules.players - 1}")
             if kind == "bot":
-                await self.give_to_bot(table, seat, message.get("bot", "hard"))
+                await self.give_to_bot(table, seat, message.get("bot") or default_bot(game.rules))
             else:
                 await self.invite(table, seat)
             return

@@ -187,7 +187,43 @@ function buildOptions() {
     box.append(el("div", { class: "field", dataset: { option: key } }, el("label", { for: id, text: label }), input, help));
   }
   box.querySelectorAll("[name=players]").forEach((i) => i.addEventListener("change", buildSeats));
+  box.onchange = buildAgentList; // an option may change the default bot and the ladder
   buildSeats();
+  buildAgentList();
+}
+
+function formBots() {
+  // the default bot and the bots by measured strength of the rules and options in the form (none: hard)
+  const name = $("#f-rules").value;
+  const opts = formOptions();
+  const hit = (app.meta.bots_by_rules || []).find((d) => d.rules === name && Object.entries(d.options).every(([k, v]) => opts[k] === v));
+  return hit || { default_bot: "hard", bots: [] };
+}
+
+function bestBot() {
+  return formBots().default_bot;
+}
+
+function setDefaultBots() {
+  // a bot field left at its default follows the rules in the form
+  const best = bestBot();
+  for (const input of document.querySelectorAll("input[data-default-bot]")) {
+    if (!input.value.trim() || input.value.trim() === input.dataset.defaultBot) input.value = best;
+    input.dataset.defaultBot = best;
+    if ($(`#${input.id}-help`)) agentHelp(input);
+  }
+}
+
+function buildAgentList() {
+  // the ruleset's bots by measured strength (the benchmark's ladder), strongest first, then the other suggestions
+  const ranked = formBots().bots;
+  const lines = app.meta.agent_help || {};
+  const rest = app.meta.agents.filter((a) => !ranked.some((b) => b.spec === a));
+  $("#agent-list").replaceChildren(...ranked.map((b) => el("option", { value: b.spec, label: b.line })),
+    ...rest.map((a) => el("option", { value: a, label: lines[a] || null })));
+  const list = $("#bot-ranking");
+  if (list) list.replaceChildren(...ranked.map((b) => el("li", {}, el("code", { text: b.spec }), ` ${b.line}`)));
+  setDefaultBots();
 }
 
 function agentHelp(input) {
@@ -687,8 +723,6 @@ async function init() {
   }
   $("#f-rules").replaceChildren(...Object.entries(app.meta.rulesets).map(([name, r]) => el("option", { value: name, text: r.title })));
   $("#f-rules").addEventListener("change", buildOptions);
-  const agentLines = app.meta.agent_help || {};
-  $("#agent-list").replaceChildren(...app.meta.agents.map((a) => el("option", { value: a, label: agentLines[a] || null })));
   for (const input of [$("#f-partner"), $("#f-opponents")]) {
     input.addEventListener("input", () => agentHelp(input));
     agentHelp(input);

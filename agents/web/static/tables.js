@@ -38,7 +38,7 @@ buildSeats = function () {
     const kind = el("select", { id: `seat-kind-${s}`, "aria-label": `Seat ${s}` },
       el("option", { value: "person", text: "a person" }), el("option", { value: "bot", text: "a bot" }));
     kind.value = old[s] || (s < 2 ? "person" : "bot");
-    const spec = el("input", { id: `seat-bot-${s}`, list: "agent-list", value: "hard", spellcheck: "false", autocapitalize: "off", "aria-label": `Seat ${s}'s bot` });
+    const spec = el("input", { id: `seat-bot-${s}`, list: "agent-list", value: bestBot(), spellcheck: "false", autocapitalize: "off", "aria-label": `Seat ${s}'s bot`, dataset: { defaultBot: bestBot() } });
     const sync = () => { spec.hidden = kind.value !== "bot"; };
     kind.addEventListener("change", sync);
     sync();
@@ -149,7 +149,7 @@ function renderHost(s) {
     const status = seat.person ? el("span", { class: seat.connected ? "online" : "offline", text: seat.connected ? "● here" : "○ away" }) : el("span", { text: seat.kind });
     let control;
     if (seat.person) {
-      const spec = el("input", { value: "hard", list: "agent-list", "aria-label": `Bot for seat ${seat.seat}` });
+      const spec = el("input", { value: "", placeholder: "the best bot for these rules", list: "agent-list", "aria-label": `Bot for seat ${seat.seat}` });
       control = [spec, el("button", { type: "button", text: "Give to a bot", onclick: () => send({ type: "bot", seat: seat.seat, bot: spec.value.trim() }) })];
     } else {
       control = [el("button", { type: "button", text: "Invite a person", onclick: () => send({ type: "invite", seat: seat.seat }) })];
@@ -189,7 +189,6 @@ async function start() {
   }
   $("#f-rules").replaceChildren(...Object.entries(app.meta.rulesets).map(([name, r]) => el("option", { value: name, text: r.title })));
   $("#f-rules").addEventListener("change", buildOptions);
-  $("#agent-list").replaceChildren(...app.meta.agents.map((a) => el("option", { value: a })));
   $("#setup-form").addEventListener("submit", createTable);
   buildOptions();
   document.body.dataset.state = "setup";
