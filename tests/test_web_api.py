@@ -133,6 +133,10 @@ def test_meta_offers_every_ruleset_option_and_agent(client: Any) -> None:
     assert meta["rulesets"]["court-piece"]["options"]["defender_kot"]["kind"] == "bool"  # R3.4
     assert {"easy", "medium", "hard"} <= set(meta["agents"])
     assert any(a.startswith("search:") for a in meta["agents"]) and any(a.startswith("policy:") for a in meta["agents"])
+    # the set-up form's "rules" link leads to each ruleset's part of the rule book page
+    page = client.get("/rules").text
+    assert all(f'id="{r["section"]}"' in page for r in meta["rulesets"].values())
+    assert meta["rulesets"]["court-piece"]["section"] == "r3"
 
 
 # ---------------------------------------------------------------------- whole matches, records

@@ -249,7 +249,7 @@ class BatchedSearchAgent(SearchAgent):
                 contract=None if seat < 0 else (seat, level, suit),
             )
             lo, hi = solver.interval(pos, self.objective.cuts(tally), fresh=False)
-            scores.append(outcome_score(self.objective, tally, lo, 0, hi, self.margin))
+            scores.append(outcome_score(self.objective, tally, lo, 0, hi, margin_weight=self.margin))
         return scores
 
 

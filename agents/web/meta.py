@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.registry import AGENTS, SHIPPED_POLICIES
+from agents.web.rulebook import PRESET_SECTIONS
 from dehla_env.rules import PRESET_DESCRIPTIONS, PRESET_TITLES, PRESETS
 from dehla_env.rules import option_specs as rule_option_specs
 
@@ -77,6 +78,7 @@ def meta() -> dict[str, Any]:
             name: {
                 "title": PRESET_TITLES[name],
                 "description": PRESET_DESCRIPTIONS[name],
+                "section": PRESET_SECTIONS[name],  # its part of the rule book page, an anchor
                 "options": option_specs(name),
             }
             for name in PRESETS
