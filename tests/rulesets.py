@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dehla_env.rules import Rules, make_rules
+from dehla_env.rules import Rules, TrumpMaking, make_rules
 
 #: every preset with each value of its main options (R1.4, R2.4, R2.5, R2.6, R2.8, R3.4)
 RULESETS: list[tuple[str, dict[str, Any]]] = [
@@ -61,4 +61,16 @@ def short_matches() -> list[tuple[str, dict[str, Any], int]]:
     for i, (name, options) in enumerate(RULESETS):
         rules = rules_of((name, options))
         out.append((name, {**options, "max_hands": 1}, i % rules.players))
+    return out
+
+
+def hidden_information() -> list[tuple[str, dict[str, Any]]]:
+    """The first entry of each preset, and every entry whose trump is chosen in secret
+    (R2.4c): the information-fairness checks, where what a seat cannot see differs."""
+    seen: set[str] = set()
+    out = []
+    for name, options in FOUR_PLAYER:
+        if name not in seen or rules_of((name, options)).trump_making is TrumpMaking.CLOSED:
+            out.append((name, options))
+        seen.add(name)
     return out
