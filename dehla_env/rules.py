@@ -337,8 +337,7 @@ def _check_value(name: str, key: str, spec: OptionSpec, value: Any) -> Any:
 
 
 class Facts(TypedDict):
-    """The facts a preset's options imply: every fact field of :class:`Rules`, none
-    optional, so a facts function that forgets one is a type error (mypy)."""
+    """The fact fields of :class:`Rules` a preset's options imply, all required (mypy)."""
 
     trump_making: TrumpMaking
     draw_if_no_void: bool

@@ -1,25 +1,15 @@
-"""What a hand is worth to the players: the search's :class:`Objective` and the rule
-bots' :func:`trick_stake`, each decided once per hand-scoring mode.
+"""What a hand is worth: the search's :class:`Objective` and the rule bots'
+:func:`trick_stake`, each decided once per hand-scoring mode by an exhaustive ``match``.
 
-**The objective.** The exact solver (:mod:`agents.search.solver`) and the searches built
-on it (:mod:`agents.search.pimc`, :mod:`agents.search.batched`) maximise side 0's
-*value*: an integer count of what side 0 wins, chosen so that the hand's result is a
-monotone function of side 0's final value (the play that maximises the value also
-maximises the result). The value is ``per_trick`` for each trick won plus ``per_ten``
-for each ten in it; with the R1.5 middle a trick's tens count when a take carries the
-pile, and with a ``target`` (R3.3) the round stops when a side has that many tricks.
-The result of a value is the engine's own rule (:func:`dehla_env.scoring.hand_winner`,
-reached through ``totals``), and the values where it changes (:meth:`Objective.cuts`)
-are found from it, so the search holds no second copy of a hand rule.
-
-:func:`objective` builds the object for a ruleset in one exhaustive ``match`` on
-:class:`~dehla_env.rules.HandScoring`: a new mode is one arm there, which mypy names.
-The solver's inner loop calls the plain-int closures :meth:`Objective.resolver` and
-:meth:`Objective.upper_bound` made from these numbers once per solver.
-
-**The trick stake.** What winning the current trick is worth to the winner's side in
-the hand's units, as the ``hard`` bot (:mod:`agents.bots.heuristic`) and the search's
-``rule`` playout (:func:`agents.search.pimc.rule_action`) value it.
+The exact solver (:mod:`agents.search.solver`) and the searches on it maximise side 0's
+*value*: ``per_trick`` for each trick it wins plus ``per_ten`` for each ten in it (with
+the R1.5 middle a take scores the pile's tens; with a ``target`` the round stops at
+that many tricks, R3.3), chosen so that the hand's result is a monotone function of the
+final value. The result of a value is the engine's own rule
+(:func:`dehla_env.scoring.hand_winner`, through ``totals``), and the values where it
+changes (:meth:`Objective.cuts`) are found from it: the search holds no copy of a hand
+rule. The solver's inner loop calls the plain-int closures of :meth:`Objective.resolver`
+and :meth:`Objective.upper_bound`, made once per solver.
 """
 
 from __future__ import annotations
@@ -34,9 +24,8 @@ from dehla_env.scoring import NO_SIDE, card_points, side_or_none
 
 
 class HandTally(Protocol):
-    """What a hand's result depends on besides the play still to come: a
-    :class:`~dehla_env.engine.hand.HandState` has it, and so has one game of the batched
-    engine (:class:`SettledTally`)."""
+    """What a hand's result depends on besides the play to come: a
+    :class:`~dehla_env.engine.hand.HandState`, or a :class:`SettledTally`."""
 
     @property
     def rules(self) -> Rules: ...
@@ -46,8 +35,6 @@ class HandTally(Protocol):
     def tricks(self) -> Sequence[int]: ...
     @property
     def tens(self) -> Sequence[int]: ...
-    @property
-    def cards_won(self) -> Sequence[int]: ...
     @property
     def contract(self) -> tuple[int, int, int] | None: ...
 
@@ -61,7 +48,6 @@ class SettledTally:
     dealer: int
     tricks: tuple[int, int]
     tens: tuple[int, int]
-    cards_won: tuple[int, int]
     contract: tuple[int, int, int] | None
 
 
@@ -91,8 +77,7 @@ class Objective:
     margin_scale: float | None = None  # value units per unit of margin (default: half the range)
     _cuts: dict[tuple[Any, ...], list[int]] = field(default_factory=dict, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        # the middle holds tens only; a target counts tricks only (the state packs them)
+    def __post_init__(self) -> None:  # what the scoring state packs
         assert not self.middle or self.per_trick == 0, "the middle scores tens only"
         assert self.target is None or (self.per_trick, self.per_ten) == (1, 0), "a target counts tricks"
 
@@ -203,33 +188,21 @@ class Objective:
         return lambda cards, tens, sc: per_trick * (cards >> 2) + per_ten * tens
 
 
-def _tens(value: int) -> Totals:
-    return Totals(tens=value)
-
-
-def _points(value: int) -> Totals:
-    return Totals(points=value)
-
-
-def _tricks(value: int) -> Totals:
-    return Totals(tricks=value)
-
-
 def objective(rules: Rules) -> Objective:
     """The search's objective for a ruleset (see the module docstring)."""
     mode = rules.hand_scoring
     match mode:
         case HandScoring.DEHLA_TENS:  # R1.5-R1.6: tens taken with the middle
-            return Objective(rules, per_trick=0, per_ten=1, middle=True, totals=_tens)
+            return Objective(rules, per_trick=0, per_ten=1, middle=True, totals=lambda v: Totals(tens=v))
         case HandScoring.TENS:  # R2.5 tens: tens captured
-            return Objective(rules, per_trick=0, per_ten=1, totals=_tens)
+            return Objective(rules, per_trick=0, per_ten=1, totals=lambda v: Totals(tens=v))
         case HandScoring.DOUBLE_SAR:  # R2.5 double-sar: a trick's four cards and its tens again
-            return Objective(rules, per_trick=rules.players, per_ten=1, totals=_points)
+            return Objective(rules, per_trick=rules.players, per_ten=1, totals=lambda v: Totals(points=v))
         case HandScoring.TRICKS | HandScoring.CONTRACT:  # R2.5 tricks, R4.4 all thirteen tricks
-            return Objective(rules, per_trick=1, per_ten=0, totals=_tricks)
+            return Objective(rules, per_trick=1, per_ten=0, totals=lambda v: Totals(tricks=v))
         case HandScoring.FIRST_TO_SEVEN:  # R3.3: tricks until a side has seven
-            seven = rules.round_tricks  # the margin about 3.5 over the hand's 14: as tuned
-            return Objective(rules, per_trick=1, per_ten=0, target=seven, margin_scale=7, totals=_tricks)
+            seven, tricks = rules.round_tricks, lambda v: Totals(tricks=v)  # the margin: about 3.5, by 7
+            return Objective(rules, per_trick=1, per_ten=0, target=seven, margin_scale=7, totals=tricks)
         case _:
             assert_never(mode)
 

@@ -83,7 +83,7 @@ class BatchedSearchAgent(SearchAgent):
         # every action of the largest hand in every world: one engine for all decisions
         self.engine = BatchEngine(rules, k * rules.hand_size)
         self.observer = BatchObserver(self.engine)  # compiled where numba is installed: the same rows either way
-        self._tallies = (self.engine.tricks, self.engine.tens, self.engine.cards_won)  # (games, 2) each
+        self._tallies = (self.engine.tricks, self.engine.tens)  # (games, 2) each
 
     def round_ends(self) -> list[int]:
         """How many worlds are scored when each batch ends: all ``k`` in one batch, or
@@ -228,7 +228,7 @@ class BatchedSearchAgent(SearchAgent):
         )
         rows = zip(hands, *(c[games].tolist() for c in columns), *(a[games].tolist() for a in self._tallies))
         scores = []
-        for masks, leader, trump, mid_tens, last_winner, dealer, seat, level, suit, tricks, tens, won in rows:
+        for masks, leader, trump, mid_tens, last_winner, dealer, seat, level, suit, tricks, tens in rows:
             pos = Position(
                 rules=self.rules,
                 hands=masks,
@@ -245,7 +245,6 @@ class BatchedSearchAgent(SearchAgent):
                 dealer=dealer,
                 tricks=pos.tricks,
                 tens=(tens[0], tens[1]),
-                cards_won=(won[0], won[1]),
                 contract=None if seat < 0 else (seat, level, suit),
             )
             lo, hi = solver.interval(pos, self.objective.cuts(tally), fresh=False)

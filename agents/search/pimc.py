@@ -272,8 +272,8 @@ def rule_action(hand: HandState) -> int:
         return lead_chance
 
     def stake(extra: int, winner: int) -> float:
-        takes = last_trick or last_winner == winner
-        return trick_stake(rules, trick_tens + extra, hand.middle_tens, takes, threat if winner == seat else _half)
+        share = threat if winner == seat else lambda: 0.5
+        return trick_stake(rules, trick_tens + extra, hand.middle_tens, last_trick or last_winner == winner, share)
 
     best = -1
     best_key = (-1e9, 0)
@@ -324,10 +324,6 @@ def rule_action(hand: HandState) -> int:
         if key > best_key:
             best, best_key = card, key
     return best
-
-
-def _half() -> float:
-    return 0.5
 
 
 def _holds(card: int, led: int, trump: int, pending: bool, opponents: list[int], hands: list[int]) -> bool:

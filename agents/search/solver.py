@@ -134,19 +134,6 @@ class Position:
                 h = f
         return _bits(h)
 
-    def copy(self) -> Position:
-        return Position(
-            self.rules,
-            self.hands[:],
-            self.leader,
-            self.trick[:],
-            self.trump,
-            self.trump_pending,
-            self.middle_tens,
-            self.last_winner,
-            self.tricks,
-        )
-
 
 def _bits(mask: int) -> list[int]:
     out = []
@@ -282,7 +269,7 @@ class Solver:
         todo = sorted(t - offset for t in cuts if lo < t - offset <= hi)
         while todo:
             t = todo[len(todo) // 2]
-            v = self._call(node, t - 1, t)
+            v = self._mid(node, t - 1, t)
             if v >= t:
                 lo = max(lo, v)
             else:
@@ -319,14 +306,11 @@ class Solver:
         allc = h[0] | h[1] | h[2] | h[3]
         return 0, self._upper(allc.bit_count() + node[1], (allc & TENS_MASK).bit_count() + node[6], node[9])
 
-    def _call(self, node: tuple, alpha: int, beta: int) -> int:
-        return self._mid(node, alpha, beta)
-
     def _exact(self, node: tuple) -> int:
         lo, hi = self._bounds(node)
         while lo < hi:
             mid = (lo + hi + 1) >> 1
-            v = self._call(node, mid - 1, mid)
+            v = self._mid(node, mid - 1, mid)
             if v >= mid:
                 lo = v if v > mid else mid
             else:
