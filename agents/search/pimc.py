@@ -243,6 +243,7 @@ def rule_action(hand: HandState) -> int:
     else:
         wcard = wseat = -1
     middle = rules.has_middle
+    middle_tens = hand.middle_tens
     last_winner = hand.last_winner
     last_trick = len(hand.trick_winners) + 1 == rules.num_tricks
     trick_tens = 0
@@ -270,10 +271,6 @@ def rule_action(hand: HandState) -> int:
                     lead_chance = 1.0
                     break
         return lead_chance
-
-    def stake(extra: int, winner: int) -> float:
-        share = threat if winner == seat else lambda: 0.5
-        return trick_stake(rules, trick_tens + extra, hand.middle_tens, last_trick or last_winner == winner, share)
 
     best = -1
     best_key = (-1e9, 0)
@@ -310,8 +307,10 @@ def rule_action(hand: HandState) -> int:
                     top = can.bit_length() - 1
                     rest = [o for o in opp_later if o != our and later.index(o) > later.index(our)]
                     p_us = 0.7 if _holds(top, led, trump, pending, rest, hands) else 0.0
-        gain = stake(ten, our)
-        loss = stake(ten, their) if their >= 0 else gain
+        # what the trick is worth to us, and to them (their pair threat worth a half, R1.5)
+        t = trick_tens + ten
+        gain = trick_stake(rules, t, middle_tens, last_trick or last_winner == our, threat if our == seat else _half)
+        loss = trick_stake(rules, t, middle_tens, last_trick or last_winner == their, _half) if their >= 0 else gain
         if middle and last_winner >= 0 and (last_winner ^ seat) & 1 and their == last_winner:
             loss += 0.4  # fight hardest against the other side's second trick in a row
         cost = 0.02 * r
@@ -324,6 +323,10 @@ def rule_action(hand: HandState) -> int:
         if key > best_key:
             best, best_key = card, key
     return best
+
+
+def _half() -> float:
+    return 0.5
 
 
 def _holds(card: int, led: int, trump: int, pending: bool, opponents: list[int], hands: list[int]) -> bool:
