@@ -176,9 +176,8 @@ class HardAgent(HeuristicAgent):
 
     # ------------------------------------------------------------------ values
     def _stake(self, view: PlayerView, know: Knowledge, extra_tens: int, winner: int, us: bool) -> float:
-        """What winning this trick is worth to the winner's side (:func:`trick_stake`).
-        With the middle (R1.5), a new pair threat: the winner leads the next trick and
-        takes the pile if it wins that one too; our own chance we judge from our cards."""
+        """What winning this trick is worth to the winner's side (:func:`trick_stake`); a
+        new pair threat (R1.5) of ours is worth our chance to win the next lead."""
         rules = view.rules
         takes = view.num_tricks_done + 1 == rules.num_tricks or view.last_winner == winner
         threat = (lambda: self._lead_win_chance(know)) if winner == know.seat else (lambda: self.threat_share)

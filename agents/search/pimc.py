@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 from typing import Protocol
 
 import numpy as np
@@ -100,6 +101,7 @@ class ActionPrior(Protocol):
 
 
 TIE_WEIGHT = 0.01  # weight of the margin tie-break next to win 1 / no winner 0.5 / loss 0
+_HALF = partial(float, 0.5)  # a share of the pile that does not depend on the cards (R1.5)
 #: the built-in playout rules (the alternative is a playout agent)
 PLAYOUT_RULES = ("rule", "greedy")
 
@@ -112,11 +114,10 @@ def tricks_left(hand: HandState) -> int:
 def outcome_score(
     goal: Objective, hand: HandTally, lo: float, side: int, hi: float | None = None, margin_weight: float = TIE_WEIGHT
 ) -> float:
-    """The score for ``side`` of the hand once side 0 gains a future value in
-    ``[lo, hi]`` (the objective's units; an interval no result cut splits, see
-    :meth:`agents.bots.objective.Objective.cuts`; ``hi`` defaults to ``lo``; 0 for a
-    finished hand). Win 1, no winner 0.5, loss 0, plus ``margin_weight`` times the
-    side's margin at the middle of the interval (:meth:`~agents.bots.objective.Objective.margin`)."""
+    """The score for ``side`` once side 0 gains a value in ``[lo, hi]`` (``goal``'s units,
+    an interval no :meth:`~agents.bots.objective.Objective.cuts` splits; ``hi`` defaults to
+    ``lo``; 0 for a finished hand): win 1, no winner 0.5, loss 0, plus ``margin_weight``
+    times the side's margin at the middle of the interval."""
     winner = goal.winner(hand, int(lo))
     base = 0.5 if winner is None else (1.0 if winner == side else 0.0)
     f = lo if hi is None else (lo + hi) / 2  # side 0's future gain, in the objective's units
@@ -307,10 +308,10 @@ def rule_action(hand: HandState) -> int:
                     top = can.bit_length() - 1
                     rest = [o for o in opp_later if o != our and later.index(o) > later.index(our)]
                     p_us = 0.7 if _holds(top, led, trump, pending, rest, hands) else 0.0
-        # what the trick is worth to us, and to them (their pair threat worth a half, R1.5)
-        t = trick_tens + ten
-        gain = trick_stake(rules, t, middle_tens, last_trick or last_winner == our, threat if our == seat else _half)
-        loss = trick_stake(rules, t, middle_tens, last_trick or last_winner == their, _half) if their >= 0 else gain
+        # what the trick is worth to us, and to them (a pair threat not ours worth a half, R1.5)
+        t, share = trick_tens + ten, threat if our == seat else _HALF
+        gain = trick_stake(rules, t, middle_tens, last_trick or last_winner == our, share)
+        loss = trick_stake(rules, t, middle_tens, last_trick or last_winner == their, _HALF) if their >= 0 else gain
         if middle and last_winner >= 0 and (last_winner ^ seat) & 1 and their == last_winner:
             loss += 0.4  # fight hardest against the other side's second trick in a row
         cost = 0.02 * r
@@ -323,10 +324,6 @@ def rule_action(hand: HandState) -> int:
         if key > best_key:
             best, best_key = card, key
     return best
-
-
-def _half() -> float:
-    return 0.5
 
 
 def _holds(card: int, led: int, trump: int, pending: bool, opponents: list[int], hands: list[int]) -> bool:
