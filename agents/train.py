@@ -6,10 +6,10 @@ the batched engine, after an imitation warm start.
     dehla-train --resume RUN_DIR [--override key=value ...]
     dehla-train --help                          # every setting, with its documentation
 
-``--config NAME`` takes a config shipped with the package (``dehla``, ``dehla-chosen``,
-``dehla-direct``, ``court-piece``, ``coat-pees``: one per shipped policy; ``quick``: a
-run of about a minute) or a path to a YAML file. ``python -m agents.train`` is the same
-command.
+``--config NAME`` takes a config shipped with the package (the repository's ``configs/``:
+``dehla``, ``dehla-chosen``, ``dehla-direct``, ``court-piece``, ``coat-pees``: one per
+shipped policy; ``small``: about a minute; ``quick``: seconds) or a path to a YAML file.
+``python -m agents.train`` is the same command, and so is ``python train.py`` in a clone.
 
 Read top to bottom, in the manner of CleanRL's ``ppo.py``: the settings (one frozen
 dataclass, its field docstrings are ``--help``), seeding, the learner (policy, critic and
@@ -373,6 +373,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             elapsed = time.time() - t_start
             save()
 
+        t_ppo, first_update = time.time(), update  # this process's pace of updates gives the time left
         while update < a.updates:
             phase = "PPO rollout"
             stop.check()
@@ -413,10 +414,12 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                 **{f"losses/{k}": v for k, v in stats.items()},
             }.items():
                 writer.add_scalar(tag, value, update)
+            left = (time.time() - t_ppo) / (update - first_update) * (a.updates - update)  # seconds, at this pace
+            left = min(left, max(0.0, a.time_budget_minutes * 60 - elapsed)) / 60  # minutes, within the budget
             print(
-                f"update {update}: {r.decisions} decisions ({len(r.action)} learned) in {t_roll:.1f}+{t_learn:.1f}s, "
-                f"{r.decisions / (t_roll + t_learn):.0f}/s; win {win:.3f} vs pool, entropy {stats['entropy']:.3f}, "
-                f"kl {stats['approx_kl']:.4f}; {elapsed / 60:.1f} min",
+                f"update {update}/{a.updates}: {r.decisions} decisions ({len(r.action)} learned) in {t_roll:.1f}+"
+                f"{t_learn:.1f}s, {r.decisions / (t_roll + t_learn):.0f}/s; win {win:.3f} vs pool, entropy "
+                f"{stats['entropy']:.3f}, kl {stats['approx_kl']:.4f}; {elapsed / 60:.1f} min, ~{left:.1f} min left",
                 flush=True,
             )
             if a.eval_every and update % a.eval_every == 0:

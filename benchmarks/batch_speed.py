@@ -18,15 +18,14 @@ same run (the ratio is the figure to compare between runs):
   float view ``codes / env.observation_scale`` is the same float32 observation, and at
   4,096 games with every fast setting at once (uint8 codes, SAME_STEP, the observation
   buffer handed out without a copy, no final observations): the vector env at its
-  fastest. Its kernels (the observation writer and the deals of
-  :mod:`dehla_env.vector.kernels`) run compiled where numba is installed (the ``fast``
-  extra); then two rows at 4,096 games run them as plain Python (``kernel="python"``),
-  as an install without numba does.
+  fastest. Its kernels (the observation writer and the deals) run compiled, as in
+  every install (``NUMBA_DISABLE_JIT=1`` would run them as Python).
 
 Then the memory the vector env holds per game, and for 65,536 games; and, with
 ``open_spiel`` installed (the ``bench`` extra), OpenSpiel's C++ spades measured in the same
-run (``benchmarks/env_speed.py``'s loop: the observation tensor at every decision) and
-the vector env's best row at 4,096 games as a multiple of it.
+run (``benchmarks/env_speed.py``'s loop: the observation tensor at every decision, per
+CPU second) and the vector env's best row at 4,096 games as a multiple of it (per CPU
+second too).
 """
 
 from __future__ import annotations
@@ -45,7 +44,6 @@ from dehla_env.actions import NUM_ACTIONS
 from dehla_env.engine import MatchState, Phase
 from dehla_env.vector import BatchEngine, random_legal, vector_env
 from dehla_env.vector.engine import DONE, DRAW
-from dehla_env.vector.kernels import check_kernel
 
 
 def _randoms() -> list[float]:
@@ -154,6 +152,10 @@ def memory_per_game(rules_name: str, options: dict[str, Any], n: int = 4096, obs
     return peak / n
 
 
+#: the width of the rows' names, the longest (``vector_env float32 copy=False no finals``) included
+NAME = 40
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="dehla")
@@ -164,15 +166,12 @@ def main() -> None:
     options: dict[str, Any] = {} if args.trump is None else {"trump": args.trump}
     sizes = [int(s) for s in args.sizes.split(",")]
     label = args.rules + "".join(f" {k}={v}" for k, v in options.items())
-    kernel = check_kernel(None)
-    print(f"ruleset: {label}; random legal play; {args.seconds:g} CPU-s per figure; vector_env kernels: {kernel}")
-    if kernel == "python":
-        print("(install numba, the fast extra, for the compiled kernels; the vector_env rows run them as Python)")
-    print(f"{'':34s} {'N':>6s} {'decisions/s':>13s} {'per CPU-s':>13s} {'x scalar':>9s}")
+    print(f"ruleset: {label}; random legal play; {args.seconds:g} CPU-s per figure")
+    print(f"{'':{NAME}s} {'N':>6s} {'decisions/s':>13s} {'per CPU-s':>13s} {'x scalar':>9s}")
 
     def row(name: str, n: int | str, wall: float, cpu: float, base: float | None) -> None:
         ratio = f"{cpu / base:9.1f}" if base else f"{'1.0':>9s}"
-        print(f"{name:34s} {n!s:>6s} {wall:13,.0f} {cpu:13,.0f} {ratio}")
+        print(f"{name:{NAME}s} {n!s:>6s} {wall:13,.0f} {cpu:13,.0f} {ratio}")
 
     ew, ec = reference_engine(args.rules, options, args.seconds)
     row("reference engine (MatchState)", 1, ew, ec, None)
@@ -189,26 +188,22 @@ def main() -> None:
         w, c = vector(args.rules, options, n, args.seconds, obs_dtype="uint8", autoreset_mode="same_step")
         row("vector_env uint8 codes, SAME_STEP", n, w, c, vc)
         if n == 4096:
-            best_4096["uint8"] = w
+            best_4096["uint8"] = c
     if 4096 in sizes:  # every fast setting at once: the vector env's fastest
         w, c = vector(args.rules, options, 4096, args.seconds, copy=False, final_obs=False, autoreset_mode="same_step")
         row("vector_env float32 copy=False no finals", 4096, w, c, vc)
         fastest = {"copy": False, "final_obs": False, "autoreset_mode": "same_step", "obs_dtype": "uint8"}
         w, c = vector(args.rules, options, 4096, args.seconds, **fastest)
         row("vector_env uint8 copy=False no finals", 4096, w, c, vc)
-        best_4096["uint8, copy=False"] = w
-        if kernel == "numba":  # the same kernels uncompiled: what an install without numba gets
-            w, c = vector(args.rules, options, 4096, args.seconds, kernel="python")
-            row("vector_env float32, kernel=python", 4096, w, c, vc)
-            w, c = vector(args.rules, options, 4096, args.seconds, kernel="python", **fastest)
-            row("the fastest settings, kernel=python", 4096, w, c, vc)
+        best_4096["uint8, copy=False"] = c
     rates = list(best_4096.values())
     spades = max((openspiel_loop(30_000, randoms) or 0.0) for randoms in [_randoms()] * 3)
     if not spades:
         print("(install open_spiel, the bench extra, for OpenSpiel's spades in the same run)")
     elif rates:
-        print(f"{'OpenSpiel spades (C++, obs tensor)':34s} {1:>6d} {spades:13,.0f}")
-        print(f"vector_env at 4096 games, best row: {max(rates) / spades:.1f} x OpenSpiel's spades (same run)")
+        print(f"{'OpenSpiel spades (C++, obs tensor)':{NAME}s} {1:>6d} {'':>13s} {spades:13,.0f}")
+        best = max(rates) / spades
+        print(f"vector_env at 4096 games, best row: {best:.1f} x OpenSpiel's spades (same run, per CPU-s)")
     for dtype in ("float32", "uint8"):
         per_game = memory_per_game(args.rules, options, obs_dtype=dtype)
         print(

@@ -31,7 +31,7 @@ from dehla_env.encoding import observation_size, privileged_size
 from dehla_env.rules import make_rules
 
 HIDDEN = {"mlp": (512, 256), "suits": (256, 256)}
-"""The shipped sizes of each architecture (agents/configs/)."""
+"""The shipped sizes of each architecture (configs/)."""
 
 
 def main() -> None:

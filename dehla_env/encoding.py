@@ -50,7 +50,6 @@ vector back into named parts for debugging.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
@@ -65,7 +64,7 @@ from .engine.hand import FIRST_STAGE_CARDS, HandState
 from .rules import MatchScoring, Rules
 from .scoring import Ints, Pair
 from .seats import side_of
-from .tricks import beats, trick_winner
+from .tricks import trick_winner
 from .view import PlayerView, cards_undealt, own_cards, own_hand_mask, visible_contract, visible_trump
 
 NUM_BID_CHOICES = 2 + (NUM_ACTIONS - BID_OFFSET)  # not yet, pass, 28 bids
@@ -375,12 +374,6 @@ def structured_from_flat(vector: np.ndarray, history: np.ndarray, num_players: i
 _UNSET = object()  # "nothing written yet", where None is a value (no contract)
 
 
-def _live_public(hand: HandState) -> tuple[tuple[int, int, int] | None, int]:
-    """The contract once it is public, and the cards undealt: what the public sync of
-    the live engine reads through :mod:`dehla_env.view` besides the public fields."""
-    return visible_contract(hand), cards_undealt(hand)
-
-
 # The slices one observer sees differently from another beyond the rotation of seats
 # and sides: its own cards and its knowledge of trump (R0.6, R2.4c), and the two that
 # mix public values with "mine" (contract_info, match). The board keeps one row of each
@@ -464,7 +457,6 @@ class _Board:
         "undealt",
         "win_played",
         "win_trump",
-        "win_card",
         "own_mask",
         "own_cards",
         "own_trump",
@@ -492,7 +484,6 @@ class _Board:
     undealt: int
     win_played: int
     win_trump: int
-    win_card: int
     own_mask: list[int]
     own_cards: list[list[int] | None]
     own_trump: list[object]
@@ -550,6 +541,8 @@ class ObservationEncoder:
         self._inv_tricks = 1.0 / rules.num_tricks
         self._inv_tens = 1.0 / rules.num_tens
         self._inv_hand = 1.0 / rules.hand_size
+        self._copies = rules.packs > 1  # a seat may hold a card more than once (R2.8)
+        self._match_rows: dict[tuple[object, ...], array] = {}  # see _write_match
         # board offsets used on every call
         self.o_hand = o["hand"]
         self.o_counts = o["hand_counts"]
@@ -579,20 +572,10 @@ class ObservationEncoder:
     # ------------------------------------------------------------------ entry points
     def encode(self, match: MatchState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The flat observation of ``seat`` in ``match`` now (a new array unless ``out``)."""
-        hand = match.hand
         board = self._board
         if board is None:
             board = self._board = _Board(self._board_size)
-        self._update(
-            board,
-            hand,
-            seat,
-            own_mask=own_hand_mask(hand, seat),
-            own_list=own_cards(hand, seat) if hand.extra is not None else None,
-            trump_seen=visible_trump(hand, seat),
-            public=_live_public,
-            match=match,
-        )
+        self._update(board, match.hand, seat, match)
         if out is not None:
             out[:] = board.values[self._gather[seat]]
             return out
@@ -624,27 +607,16 @@ class ObservationEncoder:
         board.undealt = -1
         board.win_played = -1
         board.win_trump = -2
-        board.win_card = -1
         board.own_mask = [0] * n
         board.own_cards = [None] * n
         board.own_trump = [None] * n
         board.own_match = [None] * n
         buf[self.o_dealer + h.dealer] = 1.0
 
-    def _update(
-        self,
-        board: _Board,
-        h: Any,
-        seat: int,
-        *,
-        own_mask: int,
-        own_list: list[int] | None,
-        trump_seen: tuple[int, bool, bool],
-        public: Callable[[Any], tuple[tuple[int, int, int] | None, int]],
-        match: MatchState,
-    ) -> None:
+    def _update(self, board: _Board, h: HandState, seat: int, match: MatchState) -> None:
         """Bring the public slices up to date with ``h``, and ``seat``'s own row with
-        what it alone knows (its cards, its trump, which side is its own).
+        what it alone knows (its cards, its trump, which side is its own), read through
+        :mod:`dehla_env.view`.
 
         Each public part is rewritten only when the counter it depends on moved: the
         cards played (the trick, ``played``, ``voids``, the counts of the seats that
@@ -655,6 +627,9 @@ class ObservationEncoder:
             self._reset(board, h)
         buf = board.buf
         # ---- this seat's own row
+        own_mask = own_hand_mask(h, seat)
+        own_list = own_cards(h, seat) if self._copies else None
+        trump_seen = visible_trump(h, seat)
         if own_list is None:  # the cards that came or went since this seat's last call
             diff = own_mask ^ board.own_mask[seat]
             if diff:
@@ -714,11 +689,11 @@ class ObservationEncoder:
             self._last_card(board, h)
             if h.trump_maker != board.maker:
                 self._set_maker(board, h.trump_maker)
-            undealt = public(h)[1]
+            undealt = cards_undealt(h)
             if undealt != board.undealt:
                 self._set_undealt(board, h, undealt)
         else:
-            self._sync_public(board, h, *public(h))
+            self._sync_public(board, h, visible_contract(h), cards_undealt(h))
 
     def _sync_public(self, board: _Board, h: Any, contract: tuple[int, int, int] | None, undealt: int) -> None:
         """Bring every public slice up to date; each part is rewritten only when the
@@ -742,9 +717,9 @@ class ObservationEncoder:
             board.win_trump = trump
             if trick_cards:
                 w = trick_winner(trick_cards, trump)
-                self._set_winner(board, h.trick_seats[w], trick_cards[w])
+                self._set_one(board, _WINNER, self.o_win + h.trick_seats[w])
             else:
-                self._set_winner(board, -1, -1)
+                self._set_one(board, _WINNER, -1)
         phase = h.phase
         if phase != board.phase:
             board.phase = phase
@@ -765,21 +740,26 @@ class ObservationEncoder:
             self._set_contract(board, contract)
 
     def _write_match(self, board: _Board, seat: int, match: MatchState) -> None:
-        """``seat``'s eight match values (own side first)."""
-        winner = match.winner
-        o = self.o_match + seat * 8
-        board.buf[o : o + 8] = array(
-            "f",
-            _match_features(
+        """``seat``'s eight match values (own side first). They depend on the side and
+        the match's tallies only, and most hands start from the same ones (every hand of
+        a hand-long episode from a fresh match's), so each distinct row is made once."""
+        key = (side_of(seat), *match.kots, *match.points, match.streak, match.hands_completed, match.winner)
+        row = self._match_rows.get(key)
+        if row is None:
+            if len(self._match_rows) >= 1024:  # long matches: bounded
+                self._match_rows.clear()
+            features = _match_features(
                 self.rules,
                 side_of(seat),
                 kots=match.kots,
                 points=match.points,
                 streak=match.streak,
                 hands_completed=match.hands_completed,
-                over=winner is not None,
-            ),
-        )
+                over=match.winner is not None,
+            )
+            row = self._match_rows[key] = array("f", features)
+        o = self.o_match + seat * 8
+        board.buf[o : o + 8] = row
         board.own_match[seat] = match.hands_completed
 
     def _one_more_card(self, board: _Board, h: Any) -> None:
@@ -798,17 +778,14 @@ class ObservationEncoder:
         board.cards_seen += 1
         trump = h.trump
         if m == 0:  # the lead
-            self._set_one(board, _LED, self.o_led + suit_of(c))
-            self._set_winner(board, s, c)
+            self._set_one(board, _LED, self.o_led + h.led)
+            self._set_one(board, _WINNER, self.o_win + s)
         else:
-            led = suit_of(trick_cards[0])
+            led = h.led
             if h.voids[s] >> led & 1:  # R0.4, as the engine decided it
                 buf[self.o_voids + s * 4 + led] = 1.0
-            if trump != board.win_trump:  # R2.4c: a trump revealed in this trick
-                w = trick_winner(trick_cards, trump)
-                self._set_winner(board, h.trick_seats[w], trick_cards[w])
-            elif beats(c, board.win_card, trump):
-                self._set_winner(board, s, c)
+            # the winner so far, with the trump in force now (R2.4c: maybe just revealed)
+            self._set_one(board, _WINNER, self.o_win + h.trick_seats[trick_winner(trick_cards, trump)])
         board.win_played = board.cards_seen
         board.win_trump = trump
 
@@ -832,7 +809,7 @@ class ObservationEncoder:
         board.trick = []
         board.trick_of = len(h.history)
         self._set_one(board, _LED, -1)
-        self._set_winner(board, -1, -1)
+        self._set_one(board, _WINNER, -1)
         board.win_played = board.cards_seen
         board.win_trump = h.trump
         self._tricks_completed(board, h)
@@ -870,11 +847,6 @@ class ObservationEncoder:
         """``trump_maker``: ``maker`` (-1: none or drawn) made trump."""
         board.maker = maker
         self._set_one(board, _MAKER, self.o_maker + (maker if maker >= 0 else self.n))
-
-    def _set_winner(self, board: _Board, seat: int, card: int) -> None:
-        """``trick_winning``: ``seat`` (-1: no trick in progress) wins it with ``card``."""
-        board.win_card = card
-        self._set_one(board, _WINNER, self.o_win + seat if seat >= 0 else -1)
 
     @staticmethod
     def _set_one(board: _Board, which: int, i: int) -> None:

@@ -111,7 +111,7 @@ class ResetNeededError(gymnasium.error.ResetNeeded, AttributeError):
         super().__init__(f"{call} before reset(): call reset() first to start an episode")
 
 
-#: what exists only once ``reset()`` started an episode (see :meth:`raw_env.__getattr__`)
+#: what exists only once ``reset()`` started an episode (see :class:`_EpisodeAttribute`)
 _EPISODE_ATTRIBUTES = frozenset(
     (
         "agents",
@@ -124,6 +124,22 @@ _EPISODE_ATTRIBUTES = frozenset(
         "infos",
     )
 )
+
+
+class _EpisodeAttribute:
+    """The class's stand-in for an attribute that exists once ``reset()`` started an
+    episode: reading it before is a :class:`ResetNeededError` naming it. ``reset()``
+    sets the instance's own, which then comes first (a descriptor without ``__set__``).
+    Not a ``__getattr__``: a class with one has every attribute read of its methods
+    go the slow way (CPython does not specialise them), about a tenth of a step."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        raise ResetNeededError(self.name)
 
 
 def _agent_name(seat: int) -> str:
@@ -207,12 +223,20 @@ class raw_env(AECEnv):
         parts["history"] = spaces.Box(-1, max(deck, NUM_BID_CHOICES), (deck, 3), np.int16)
         return spaces.Dict({"observation": spaces.Dict(parts), "action_mask": mask})
 
-    def __getattr__(self, name: str) -> Any:
-        """Only reached for attributes that do not exist: the episode's before
-        ``reset()`` are a :class:`ResetNeededError` naming them."""
-        if name in _EPISODE_ATTRIBUTES:
-            raise ResetNeededError(name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    # what exists only once reset() started an episode (PettingZoo's attributes)
+    agents = _EpisodeAttribute()
+    agent_selection = _EpisodeAttribute()
+    rewards = _EpisodeAttribute()
+    _cumulative_rewards = _EpisodeAttribute()
+    terminations = _EpisodeAttribute()
+    truncations = _EpisodeAttribute()
+    infos = _EpisodeAttribute()
+
+    @property
+    def num_agents(self) -> int:
+        if self.match is None:
+            raise ResetNeededError("num_agents")
+        return len(self.agents)
 
     def _started(self, call: str) -> MatchState:
         """The match in play; :class:`ResetNeededError` naming ``call`` before ``reset()``."""
@@ -239,7 +263,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {"action_mask": self._zero_mask} for a in self.agents}
+        self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self.agent_selection = ""
         self._steps = 0
         self._paid = False
@@ -343,7 +367,9 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, Any]:
-        match = self._started("observe()")
+        return self._observe(self._started("observe()"), agent)
+
+    def _observe(self, match: MatchState, agent: str) -> dict[str, Any]:
         seat = self.agent_name_mapping[agent]
         flat = self.encoder.encode(match, seat)
         mask = self._mask if agent == self.agent_selection else self._zero_mask
@@ -355,10 +381,10 @@ class raw_env(AECEnv):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``, read once (the loop of every PettingZoo user calls it at
         every step)."""
-        self._started("last()")
+        match = self._started("last()")
         agent = self.agent_selection
         return (
-            self.observe(agent) if observe else None,
+            self._observe(match, agent) if observe else None,
             self._cumulative_rewards[agent],
             self.terminations[agent],
             self.truncations[agent],

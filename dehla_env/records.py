@@ -11,6 +11,7 @@ This is the R6 record format (RULES.md R6) as a library; ``python -m dehla_env.r
 :func:`replay_line`        one input line, bytes or text, *any* content -> one result
 :func:`replay_lines`       lines -> results, one per line, in order
 :func:`dumps_result`       a result as one line of strict JSON
+:func:`check_seed`         whether a record's deals follow from its revealed seed
 =========================  ==========================================================
 
 The promise of R6 is "one JSON object per input line". :func:`replay_line` keeps it for
@@ -40,12 +41,15 @@ any input whatsoever, so one bad line never costs the results of the others:
 from __future__ import annotations
 
 import codecs
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import numpy as np
+
 from .actions import parse_action, parse_draw
-from .cards import SUIT_LETTERS, parse_card
+from .cards import SUIT_LETTERS, card_text, cards_text, parse_card
 from .engine import CHANCE, HandState, HandSummary, MatchState, Phase
 from .errors import IllegalMoveError
 from .rules import RulesError, make_rules
@@ -223,8 +227,51 @@ def dumps_result(result: dict[str, Any]) -> str:
 # ===================================================================== replay
 
 
-def replay_record(record: dict[str, Any]) -> dict[str, Any]:
-    """Replay one R6 record; returns its R6 result object."""
+def seed_commitment(seed: int) -> str:
+    """The commitment to a match's seed, shown before its first card: the SHA-256 (hex)
+    of the seed's decimal digits in ASCII (no sign, no leading zeros)."""
+    return hashlib.sha256(str(seed).encode("ascii")).hexdigest()
+
+
+def deal_rng(seed: int) -> np.random.Generator:
+    """The generator a match dealt from ``seed`` draws all its chance from, in play
+    order: the first dealer (R1.10), each hand's deck, each R1.4 draw."""
+    return np.random.default_rng([seed, 0])
+
+
+def check_seed(record: dict[str, Any]) -> str:
+    """``"ok"`` when the record's revealed ``seed`` hashes to its ``commitment``
+    (:func:`seed_commitment`) and its first dealer, every deck and every R1.4 draw
+    follow from it (:func:`deal_rng`), so the deals were fixed before play; else why not."""
+    seed, commitment = record.get("seed"), record.get("commitment")
+    if type(seed) is not int or seed < 0 or not isinstance(commitment, str):
+        return "no seed and commitment to check: the deal was not committed to"
+    if commitment != seed_commitment(seed):
+        return "the seed does not hash to the commitment (SHA-256 of its decimal digits)"
+    try:
+        rng = deal_rng(seed)
+        match = MatchState.new(make_rules(record.get("rules"), record.get("options") or {}), rng)  # type: ignore[arg-type]
+        if match.first_dealer != record.get("first_dealer"):
+            return "the first dealer does not follow from the seed (R1.10)"
+        for h, hand in enumerate(record["hands"]):
+            match.sample_chance(rng)
+            if cards_text(match.hand.deck or ()) != hand["deck"]:
+                return f"hand {h}: the deck does not follow from the seed"
+            for text in hand["moves"]:
+                if not text.startswith("draw:"):
+                    apply_move_text(match, text)
+                    continue
+                match.sample_chance(rng)
+                if text != "draw:" + card_text(match.hand.draw_card):
+                    return f"hand {h}: the draw {text} does not follow from the seed (R1.4)"
+    except (RulesError, IllegalMoveError, ValueError, TypeError, KeyError, AttributeError) as e:
+        return f"the record does not replay: {e}"
+    return "ok"
+
+
+def replay_record(record: dict[str, Any], seed: bool = False) -> dict[str, Any]:
+    """Replay one R6 record; returns its R6 result object (with ``seed``, also its
+    ``seed_check``: :func:`check_seed`)."""
     out: dict[str, Any] = {
         "id": result_id(record.get("id")),
         "error": None,
@@ -250,6 +297,8 @@ def replay_record(record: dict[str, Any]) -> dict[str, Any]:
     except _RecordError as e:
         out["error"] = {"hand": e.hand, "move": e.move, "reason": _readable(e.reason)}
     out.update(match_report(match))
+    if seed:
+        out["seed_check"] = _readable(check_seed(record))
     return out
 
 
@@ -315,11 +364,12 @@ def _parse_line(text: str) -> dict[str, Any] | str:
     return value
 
 
-def replay_line(line: bytes | str, first: bool = False) -> dict[str, Any]:
+def replay_line(line: bytes | str, first: bool = False, seed: bool = False) -> dict[str, Any]:
     """The R6 result object of one input line, whatever it holds (see the module docstring).
 
     ``line`` is one line with or without its ``\\n``; bytes must be UTF-8. ``first``:
-    this is the input's first line, where a UTF-8 byte order mark is ignored.
+    this is the input's first line, where a UTF-8 byte order mark is ignored; ``seed``:
+    the result also says whether the deals follow from the record's seed (:func:`check_seed`).
     """
     try:
         if isinstance(line, bytes):
@@ -335,7 +385,7 @@ def replay_line(line: bytes | str, first: bool = False) -> dict[str, Any]:
         parsed = _parse_line(text)
         if isinstance(parsed, str):
             return _bad_line(parsed)
-        return replay_record(parsed)
+        return replay_record(parsed, seed)
     except Exception as e:  # the one-result-per-line promise outlives a bug; tests fuzz for these
         return _bad_line(f"internal error (a bug in dehla_env, please report it): {type(e).__name__}: {e}")
 

@@ -4,6 +4,9 @@ Reads R6 records, one JSON object per line (JSON Lines), from FILE or, without F
 with ``-``, from standard input, and writes one result object per input line to
 standard output in the R6 output format (RULES.md R6). A record stops at its first
 illegal or malformed move; the output then describes the state before that move.
+With ``--check-seed`` each result also has ``seed_check``: ``"ok"`` when the record's
+revealed ``seed`` hashes to its ``commitment`` (SHA-256 of the decimal digits) and every
+deal and R1.4 draw follows from it, so the deals were fixed before play; else why not.
 
 Every input line gets exactly one output line, whatever it holds: a blank line, bytes
 that are not UTF-8, text that is not JSON or not a record each get a result whose
@@ -146,6 +149,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", nargs="?", metavar="FILE", help="R6 records, JSON Lines (default or -: standard input)")
+    parser.add_argument("--check-seed", action="store_true", help="check each deal against the revealed seed")
     return parser
 
 
@@ -190,7 +194,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None) -> int:
         return EXIT_INPUT
     lines = bounded_lines(lines)
     try:
-        return _replay(lines, name, out)
+        return _replay(lines, name, out, args.check_seed)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:
@@ -198,7 +202,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None) -> int:
             to_close.close()
 
 
-def _replay(lines: Iterable[bytes | str | _TooLong], name: str, out: TextIO) -> int:
+def _replay(lines: Iterable[bytes | str | _TooLong], name: str, out: TextIO, seed: bool = False) -> int:
     """Write one result per line of ``lines``; the exit status."""
     status = EXIT_OK
     reader = iter(lines)
@@ -220,7 +224,7 @@ def _replay(lines: Iterable[bytes | str | _TooLong], name: str, out: TextIO) -> 
             if isinstance(line, _TooLong):
                 result = _bad_line(f"not a record: a line longer than {MAX_LINE_BYTES} bytes")
             else:
-                result = replay_line(line, first=n == 0)
+                result = replay_line(line, first=n == 0, seed=seed)
             out.write(dumps_result(result) + "\n")
             n += 1
         out.flush()

@@ -2,8 +2,9 @@
 
 The highest trump in the trick wins; with none, the highest card of the led suit.
 Between equal cards (three packs, R2.8) the one played first wins: a later card must be
-strictly higher. :func:`beats` is the rule for one card against the card winning so
-far, :func:`trick_winner` folds it over a trick, and :func:`trick_keys` gives the
+strictly higher. :func:`trick_winner` is the rule, written once as a loop over the
+trick with no call per card compared (the engine runs it at every trick), :func:`beats`
+asks it about one card against the card winning so far, and :func:`trick_keys` gives the
 equivalent numeric key per card for array code (the batched engine, batched bots). The
 fast copies kept inside hot loops (the exact solver's, the policy network's card
 features) are held to these by ``tests/test_tricks.py``.
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .cards import rank_of, suit_of
+from .cards import NUM_RANKS, rank_of, suit_of
 
 #: :func:`trick_keys`: a trump ranks above every card of the led suit, which ranks above
 #: the rest; within each group the card's rank decides
@@ -23,23 +24,25 @@ TRUMP_KEY = 2 * 16
 LED_KEY = 16
 
 
+def trick_winner(cards: Sequence[int], trump: int) -> int:
+    """Index of the winning card of a trick (or of the trick so far), in play order;
+    ``trump`` is the suit in force, -1 for none. A card beats the best so far if it is
+    of the same suit and higher, or a trump over another suit (R0.4)."""
+    best_i = 0
+    best = cards[0]
+    best_suit = best // NUM_RANKS  # suit_of, inline: no call per card compared
+    for i in range(1, len(cards)):
+        card = cards[i]
+        suit = card // NUM_RANKS
+        if card > best if suit == best_suit else suit == trump:
+            best_i, best, best_suit = i, card, suit
+    return best_i
+
+
 def beats(card: int, best: int, trump: int) -> bool:
     """Does ``card``, played after ``best`` (the card winning the trick so far), beat it?
     ``trump`` is the suit in force, -1 for none."""
-    s, b = suit_of(card), suit_of(best)
-    if s == b:
-        return card > best
-    return s == trump
-
-
-def trick_winner(cards: Sequence[int], trump: int) -> int:
-    """Index of the winning card of a trick (or of the trick so far), in play order."""
-    best_i = 0
-    best = cards[0]
-    for i in range(1, len(cards)):
-        if beats(cards[i], best, trump):
-            best_i, best = i, cards[i]
-    return best_i
+    return trick_winner((best, card), trump) == 1
 
 
 def trick_keys(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:

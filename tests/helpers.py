@@ -14,8 +14,6 @@ A deal is written per seat (see :func:`tests.deals.deck_from_hands`)::
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -258,19 +256,6 @@ def random_play(
             return
         random_step(match, rng, recorder)
     raise AssertionError("random play did not stop")
-
-
-MISSING_NUMBA = "ImportError: kernel='numba' needs numba: pip install 'dehla[fast]'"
-
-
-def last_error_without_numba(code: str) -> str:
-    """The last line a fresh interpreter prints running ``code`` as if numba were not
-    installed (it must fail): the missing ``fast`` extra is checked in a subprocess,
-    since this one may have imported numba already."""
-    prelude = "import sys\nsys.modules['numba'] = None  # as if it were not installed\n"
-    run = subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True)
-    assert run.returncode != 0
-    return run.stderr.strip().splitlines()[-1]
 
 
 def card_decisions(rules: Any, seed: int, every: int, dealer: int) -> Any:

@@ -25,9 +25,13 @@ def _modules() -> dict[str, Path]:
 
 
 def _imports(name: str, path: Path) -> set[str]:
-    """Every project module ``name`` imports, at any depth of the file (lazy imports too)."""
-    tree = ast.parse(path.read_text())
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    """Every project module ``name`` imports, at any depth of the file (lazy imports too,
+    and imports by string: ``importlib.import_module("...")``, ``__import__("...")``)."""
+    return _imports_in(ast.parse(path.read_text()), name, path.name == "__init__.py")
+
+
+def _imports_in(tree: ast.AST, name: str, is_package: bool = False) -> set[str]:
+    package = name if is_package else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -41,7 +45,14 @@ def _imports(name: str, path: Path) -> set[str]:
                 mod = node.module or ""
             found.add(mod)
             found.update(f"{mod}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).rpartition(".")[2] in _BY_STRING and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                found.add(first.value)
     return {m for m in found if m.split(".")[0] in PACKAGES}
+
+
+_BY_STRING = ("import_module", "__import__")  # the calls that import a module named by a string
 
 
 def _graph() -> dict[str, set[str]]:
@@ -65,6 +76,11 @@ def test_importing_every_environment_module_loads_no_bot_module() -> None:
         "bad = sorted(m for m in sys.modules if m == 'agents' or m.startswith('agents.'))\nassert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_the_import_graph_sees_imports_made_by_string() -> None:
+    code = "import importlib\nm = importlib.import_module('dehla_env.vector.observe')\n__import__('agents.play')\n"
+    assert _imports_in(ast.parse(code), "dehla_env.x") == {"dehla_env.vector.observe", "agents.play"}
 
 
 def test_no_import_circles() -> None:
@@ -258,9 +274,12 @@ def test_the_dispatch_check_sees_chains() -> None:
 
 
 #: modules that keep card and seat arithmetic inline, and why: numba kernels cannot call
-#: the helpers, and the solver's and the search's inner loops run millions of times a
-#: decision, where a function call per card costs a measurable share
+#: the helpers, and the engine's card play, the trick rule and the solver's and the
+#: search's inner loops run millions of times, where a function call per card costs a
+#: measurable share
 INLINE_ARITHMETIC = {
+    "dehla_env/engine/hand.py": "the reference engine's card play",
+    "dehla_env/tricks.py": "the trick rule, run at every trick",
     "dehla_env/vector/observe.py": "the row writer, which numba compiles",
     "agents/search/solver.py": "the exact solver's inner loop",
     "agents/search/pimc.py": "the search's playout loop",

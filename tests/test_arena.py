@@ -101,6 +101,9 @@ def test_cli_table_and_help(capsys):
     help_text = capsys.readouterr().out
     assert spec_help() in help_text  # verbatim: the epilog keeps its line breaks
     assert "search:" in help_text and "budget_ms" in help_text
+    flags = " ".join(help_text.split())  # every flag says what it is, and its default where it has one
+    assert "ruleset (default dehla)" in flags and "each played twice (default 1000)" in flags
+    assert "--seed SEED seeds the deals (default 0)" in flags
 
 
 # ---------------------------------------------------------------------- bad input: one line, status 2
@@ -441,6 +444,7 @@ def test_round_robin_ratings_matrix_and_plot(tmp_path):
     assert abs(sum(rr.ratings.elo)) < 1e-6
     text = rr.table()
     assert "Bradley-Terry" in text and "random" in text
+    assert text.splitlines()[-1] == f"played in {rr.seconds:.1f} s"
     out = tmp_path / "ladder.png"
     rr.plot(str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

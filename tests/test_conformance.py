@@ -1,4 +1,5 @@
-"""R6: the replay command reproduces the public conformance set exactly."""
+"""R6: the replay command reproduces the conformance sets exactly: the public set, which
+ships with the tests, and any set kept beside the checkout (:mod:`tests.conformance`)."""
 
 from __future__ import annotations
 
@@ -11,27 +12,18 @@ from pathlib import Path
 import pytest
 
 from dehla_env.replay import main as replay_main
+from tests.conformance import PUBLIC, conformance_sets, normalise
 
-PUBLIC = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "public"
 RECORDS = PUBLIC / "records.jsonl"
-EXPECTED = PUBLIC / "expected.jsonl"
-
-pytestmark = pytest.mark.skipif(not RECORDS.exists(), reason="public conformance set not present")
 
 
-def _normalise(obj: dict) -> dict:
-    # R6: an error's reason is free text; checkers compare only where it happened.
-    err = obj.get("error")
-    if isinstance(err, dict):
-        obj = dict(obj, error={"hand": err.get("hand"), "move": err.get("move")})
-    return obj
-
-
-def test_r6_public_conformance_set_matches_exactly() -> None:
+@pytest.mark.parametrize("folder", conformance_sets(), ids=lambda folder: f"{folder.parent.name}/{folder.name}")
+def test_r6_conformance_set_matches_exactly(folder: Path) -> None:
     out = io.StringIO()
-    replay_main([str(RECORDS)], stdout=out)
-    actual = {r["id"]: _normalise(r) for r in map(json.loads, out.getvalue().splitlines())}
-    expected = {r["id"]: _normalise(r) for r in map(json.loads, EXPECTED.read_text().splitlines())}
+    replay_main([str(folder / "records.jsonl")], stdout=out)
+    actual = {r["id"]: normalise(r) for r in map(json.loads, out.getvalue().splitlines())}
+    expected = {r["id"]: normalise(r) for r in map(json.loads, (folder / "expected.jsonl").read_text().splitlines())}
+    assert len(expected) == len(actual) > 0
     mismatched = [rid for rid, exp in expected.items() if actual.get(rid) != exp]
     assert not mismatched, f"{len(mismatched)} of {len(expected)} records differ, first: {mismatched[:5]}"
 

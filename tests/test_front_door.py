@@ -5,9 +5,11 @@ and the arena ends with a verdict in plain words."""
 
 from __future__ import annotations
 
+import difflib
 import re
 import subprocess
 import sys
+import tomllib
 from importlib import resources
 from pathlib import Path
 
@@ -116,12 +118,26 @@ def test_the_rule_book_ships_with_the_package() -> None:
     assert '"dehla_env" = ["RULES.md"' in (ROOT / "pyproject.toml").read_text()
 
 
+#: a source cited by its number in the authority's folder of sources: ``seed 003``, ``(seeds 002, 004)``
+_SOURCE_NUMBER = re.compile(r"\(?(seeds?|\d{3}(?:'s)?)[,;:)]*")
+
+
 def test_the_rule_book_is_in_step_with_the_authority() -> None:
-    """The project's shared rule book is the authority; the package carries it verbatim."""
+    """The project's shared rule book is the authority; the package carries its rules word
+    for word (line breaks aside). Only the citations may differ: the authority may cite a
+    source by its number in a folder of sources kept beside it (``seed 003``), the package
+    cites it by the name its introduction lists (``the Dutch guide``)."""
     authority = ROOT.parent / "shared" / "RULES.md"
     if not authority.exists():
         pytest.skip("the shared rule book is not beside this checkout")
-    assert authority.read_text() == RULE_BOOK
+    theirs, ours = (book[book.index("## R0.") :].split() for book in (authority.read_text(), RULE_BOOK))
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, theirs, ours, autojunk=False).get_opcodes():
+        if tag != "equal":
+            cited = all(_SOURCE_NUMBER.fullmatch(w) for w in theirs[i1:i2]) and "guide" in " ".join(ours[j1:j2])
+            assert cited, (
+                f"the rule book differs from the authority: {' '.join(theirs[i1:i2])!r} -> {' '.join(ours[j1:j2])!r}"
+            )
+    assert "seeds/" not in RULE_BOOK  # the package's book names its sources, not a folder the repository lacks
 
 
 def test_every_rule_number_cited_in_code_tests_and_pages_is_in_the_rule_book() -> None:
@@ -174,7 +190,33 @@ def test_the_shipped_configs_load_by_name() -> None:
     assert {"quick", "small", "dehla", "dehla-chosen", "dehla-direct", "court-piece", "coat-pees"} <= set(names)
     for name in names:
         assert config_file(name).is_file() and config_file(f"{name}.yaml") == config_file(name)
+        assert config_file(name) == ROOT / "configs" / f"{name}.yaml"  # in a clone: the root's configs/
     assert config_file("no-such-config") == Path("no-such-config")
+
+
+def test_the_top_level_train_py_runs_the_trainer_on_a_config_of_the_top_level_configs() -> None:
+    out = subprocess.run(
+        [sys.executable, "train.py", "--config", "configs/dehla.yaml", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0 and out.stdout.startswith("usage: python train.py"), out.stderr[-1000:]
+
+
+def test_the_wheel_lists_every_package_and_installs_the_configs_as_agents_configs() -> None:
+    """pyproject.toml lists the packages rather than finding them, so that the root's
+    configs/ (the one copy) is installed as the package data ``agents/configs``: the list
+    is every folder of the code with an ``__init__.py``, and that one."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    inits = [*ROOT.glob("dehla_env/**/__init__.py"), *ROOT.glob("agents/**/__init__.py")]
+    packages = {init.parent.relative_to(ROOT).as_posix().replace("/", ".") for init in inits}
+    missing = packages - set(setuptools["packages"])
+    assert not missing, f"add {sorted(missing)} to [tool.setuptools] packages in pyproject.toml"
+    assert sorted(setuptools["packages"]) == sorted(packages | {"agents.configs"})
+    assert setuptools["package-dir"] == {"agents.configs": "configs"}
+    assert setuptools["package-data"]["agents.configs"] == ["*.yaml"] and not (ROOT / "agents" / "configs").exists()
 
 
 # ------------------------------------------------------------------ the arena's verdict

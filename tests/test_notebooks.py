@@ -4,6 +4,8 @@ the outputs of such a run."""
 
 from __future__ import annotations
 
+import re
+import tomllib
 from pathlib import Path
 
 import nbformat
@@ -16,6 +18,19 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 def test_there_are_notebooks() -> None:
     assert NOTEBOOKS, "notebooks/ holds no notebook"
+
+
+def test_the_notebooks_extra_brings_what_the_notebooks_tell_users_to_run() -> None:
+    """Every notebook tells users to run ``jupyter lab`` (and ``jupyter nbconvert``) with
+    the ``notebooks`` extra, which brings them; every extra a notebook names is declared."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert {"jupyterlab", "nbconvert", "ipykernel", "matplotlib"} <= {
+        re.split(r"[<>=~!\[; ]", r)[0] for r in extras["notebooks"]
+    }
+    for path in NOTEBOOKS:
+        named = [set(group.split(",")) for group in re.findall(r"dehla\[([\w,-]+)\]", path.read_text())]
+        assert any("notebooks" in group for group in named) and "jupyter lab notebooks/" in path.read_text(), path.name
+        assert all(group <= set(extras) for group in named), (path.name, named)
 
 
 def error_outputs(nb: nbformat.NotebookNode) -> list[str]:

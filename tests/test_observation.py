@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dehla_env import IllegalMoveError, MatchState, make_rules, raw_env
+from dehla_env import IllegalMoveError, MatchState, encoding, make_rules, raw_env
 from dehla_env.actions import TRUMP_OFFSET
 from dehla_env.cards import NUM_CARDS
 from dehla_env.encoding import (
@@ -387,14 +387,19 @@ class _PublicOnly:
 
 
 @pytest.mark.parametrize("config", RULESETS, ids=_id)
-def test_the_encoder_reads_only_public_fields_and_the_views_helpers(config: tuple[str, dict[str, Any]]) -> None:
+def test_the_encoder_reads_only_public_fields_and_the_views_helpers(
+    config: tuple[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Visibility is decided in dehla_env.view alone: the encoder reads public fields of
-    the hand and gets the seat's own cards, trump and contract from view's helpers."""
+    the hand and gets the seat's own cards, trump and contract from view's helpers (here
+    the only readers of the hand behind the guard)."""
     rules = _rules(config)
     rng = np.random.default_rng(11)
     encoder = ObservationEncoder(rules)
     match = MatchState.new(rules, rng)
     match.sample_chance(rng)
+    for helper in (own_hand_mask, own_cards, visible_trump, visible_contract, cards_undealt):
+        monkeypatch.setattr(encoding, helper.__name__, lambda _h, *a, f=helper: f(match.hand, *a))
     while not match.hand.complete:
         if match.is_chance():
             match.sample_chance(rng)
@@ -405,16 +410,7 @@ def test_the_encoder_reads_only_public_fields_and_the_views_helpers(config: tupl
             guard = _PublicOnly(hand)
             if board.hand_ref is hand:
                 board.hand_ref = guard  # the same hand, seen through the guard
-            encoder._update(
-                board,
-                guard,
-                seat,
-                own_mask=own_hand_mask(hand, seat),
-                own_list=own_cards(hand, seat) if hand.extra is not None else None,
-                trump_seen=visible_trump(hand, seat),
-                public=lambda _h, hand=hand: (visible_contract(hand), cards_undealt(hand)),  # the helpers read the hand
-                match=match,
-            )
+            encoder._update(board, guard, seat, match)
             gathered = board.values[gather_indices(rules.players)[seat]]
             assert np.array_equal(gathered, encode_view(view_of(match, seat)))
             board.hand_ref = hand

@@ -60,6 +60,12 @@ def test_quick_config_smoke_run_writes_checkpoints_logs_and_config(tmp_path: Pat
     summary = json.loads(out.strip().splitlines()[-1])
     run = _run_dir(tmp_path)
     assert summary["updates"] == 3 and summary["decisions"] > 0
+    assert [line.split(":")[0] for line in out.splitlines() if line.startswith("update ")] == [
+        "update 1/3",
+        "update 2/3",
+        "update 3/3",
+    ]
+    assert out.count("min left") == 3  # each update line: the time elapsed and an estimate of the time left
     assert (run / "config.yaml").exists() and (run / "policy.pt").exists()
     assert any(p.name.startswith("events.out.tfevents") for p in run.iterdir())
     ckpt = torch.load(run / "checkpoint.pt", weights_only=True)  # plain data: --resume loads it this way
@@ -370,7 +376,7 @@ def test_a_checkpoint_that_would_run_code_is_refused_in_one_line(
     if where == "resume":
         run = tmp_path / "run"
         run.mkdir()
-        shutil.copy(ROOT / "agents" / "configs" / "quick.yaml", run / "config.yaml")
+        shutil.copy(ROOT / "configs" / "quick.yaml", run / "config.yaml")
         _payload_checkpoint(run / "checkpoint.pt", marker)
         args = ["--resume", str(run)]
     else:
@@ -388,7 +394,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
     (tmp / "empty").mkdir()
     broken = tmp / "broken"
     broken.mkdir()
-    shutil.copy(ROOT / "agents" / "configs" / "quick.yaml", broken / "config.yaml")
+    shutil.copy(ROOT / "configs" / "quick.yaml", broken / "config.yaml")
     buf = io.BytesIO()
     torch.save({"model": {"w": torch.zeros(1000)}, "model_config": {}}, buf)
     (broken / "checkpoint.pt").write_bytes(buf.getvalue()[:600])  # cut short

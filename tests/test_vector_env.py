@@ -454,18 +454,15 @@ def test_reset_options_are_checked_with_one_clear_error() -> None:
     assert env.engine.dealer.tolist() == [0, 3]
 
 
-@pytest.mark.parametrize("kernel", ["python", "numba"])
 @pytest.mark.parametrize("how", ["deepcopy", "pickle"])
-def test_a_copy_taken_mid_play_continues_exactly_as_the_original(kernel: str, how: str) -> None:
+def test_a_copy_taken_mid_play_continues_exactly_as_the_original(how: str) -> None:
     """The engine's flat views and the observer's windows were copied as arrays of their
-    own (the copy's writes missed its state), and a compiled kernel does not pickle: the
-    copy is now rebound to its own arrays and the kernels on load."""
+    own (the copy's writes missed its state): the copy is now rebound to its own arrays
+    on load."""
     import copy
     import pickle
 
-    if kernel == "numba":
-        pytest.importorskip("numba")
-    env = vector_env("dehla", num_envs=4, seed=1, kernel=kernel, autoreset_mode="same_step")
+    env = vector_env("dehla", num_envs=4, seed=1, autoreset_mode="same_step")
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=1)
     for _ in range(20):

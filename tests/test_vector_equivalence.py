@@ -8,7 +8,8 @@ identical final observations for every seat; every seat's privileged critic feat
 (the hidden cards) read from the batched engine equal the reference's; every seat's
 batched observation, now and then, equals the definition (:func:`dehla_env.encoding.encode_view`
 of the seat's view). The reference side is :class:`dehla_env.env.raw_env` itself, with
-its chance steps fed from the batched game. Then the public R6 conformance records replay through the batched engine.
+its chance steps fed from the batched game. Then the R6 conformance sets (:mod:`tests.conformance`)
+replay through the batched engine.
 """
 
 from __future__ import annotations
@@ -32,9 +33,8 @@ from dehla_env.vector.engine import BatchEngine, trick_winner_positions
 from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import view_of
 from tests.batched_replay import replay_records
+from tests.conformance import conformance_sets, normalise
 from tests.rulesets import with_options
-
-PUBLIC = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "public"
 
 
 class _ScriptedEnv(raw_env):
@@ -120,11 +120,9 @@ def run_equivalence(
     all_seats_every: int = 7,
     first_decks: np.ndarray | None = None,
     obs_dtype: str = "float32",
-    kernel: str | None = None,
 ) -> dict[str, int]:
     """Play until ``episodes`` hands are complete; returns counts of what was compared.
-    With ``obs_dtype="uint8"`` the env's codes are compared through its float view;
-    ``kernel`` is the vector env's (``"python"``: its kernels uncompiled)."""
+    With ``obs_dtype="uint8"`` the env's codes are compared through its float view."""
     reward = options.pop("reward", "win")
     vec = vector_env(
         rules_name,
@@ -134,7 +132,6 @@ def run_equivalence(
         final_obs="all",
         autoreset_mode="same_step",
         obs_dtype=obs_dtype,
-        kernel=kernel,
         **options,
     )
     f = vec.float_view
@@ -352,23 +349,16 @@ def test_engine_replays_given_deals_and_draws() -> None:
 
 
 # --------------------------------------------------------------------- R6 records
-@pytest.mark.skipif(not (PUBLIC / "records.jsonl").exists(), reason="public conformance set not present")
-def test_r6_public_records_replay_through_batched_engine() -> None:
-    records = [json.loads(line) for line in (PUBLIC / "records.jsonl").read_text().splitlines() if line.strip()]
+@pytest.mark.parametrize("folder", conformance_sets(), ids=lambda folder: f"{folder.parent.name}/{folder.name}")
+def test_r6_conformance_records_replay_through_batched_engine(folder: Path) -> None:
+    records = [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines() if line.strip()]
     expected = {}
-    for line in (PUBLIC / "expected.jsonl").read_text().splitlines():
+    for line in (folder / "expected.jsonl").read_text().splitlines():
         r = json.loads(line)
-        expected[r["id"]] = r
-
-    def norm(obj: dict[str, Any]) -> dict[str, Any]:
-        err = obj.get("error")
-        if isinstance(err, dict):
-            obj = dict(obj, error={"hand": err.get("hand"), "move": err.get("move")})
-        return obj
-
+        expected[r["id"]] = normalise(r)
     outputs = replay_records(records)
     assert len(outputs) == len(records)
-    mismatched = [o["id"] for o in outputs if norm(o) != norm(expected[o["id"]])]
+    mismatched = [o["id"] for o in outputs if normalise(o) != expected[o["id"]]]
     assert not mismatched, f"{len(mismatched)} of {len(outputs)} records differ, first: {mismatched[:5]}"
 
 

@@ -1,26 +1,48 @@
-"""The batched engine's kernels (:mod:`dehla_env.vector.kernels`) compiled by numba
-against the same functions run as plain Python: the same observation rows, bit for bit
-(float32 and uint8 codes, every seat of every game, every ruleset, hands in progress
-and over), the same deals from the same generator (the scalar env's), and the vector
-env either way against the reference env (the equivalence run of
-``tests/test_vector_equivalence.py``)."""
+"""The batched engine's kernels compiled by numba (``observe_rows``, ``draw_deals``)
+against the same functions run as plain Python (numba's ``py_func``, and a run under
+``NUMBA_DISABLE_JIT=1``): the same observation rows, bit for bit (float32 and uint8
+codes, every seat of every game, every ruleset, hands in progress and over), the same
+deals from the same generator (the scalar env's), and the vector env either way against
+the reference env (the equivalence run of ``tests/test_vector_equivalence.py``)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
 import pytest
-from helpers import MISSING_NUMBA, last_error_without_numba
 from test_vector_equivalence import ALL, ONE_EACH, _id, run_equivalence
 
 from dehla_env import make_rules
 from dehla_env.cards import shuffled_deck
+from dehla_env.vector import engine as vector_engine
+from dehla_env.vector import observe as vector_observe
 from dehla_env.vector import random_legal, vector_env
 from dehla_env.vector.engine import DONE, BatchEngine
 from dehla_env.vector.observe import BatchObserver
 
-pytest.importorskip("numba")
+
+def _python(kernel: Any) -> Any:
+    """The plain Python function a compiled kernel was made from."""
+    return getattr(kernel, "py_func", kernel)  # NUMBA_DISABLE_JIT=1: the function itself
+
+
+@pytest.fixture
+def plain_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batched engine's kernels run as plain Python for the length of a test."""
+    monkeypatch.setattr(vector_observe, "observe_rows", _python(vector_observe.observe_rows))
+    monkeypatch.setattr(vector_engine, "draw_deals", _python(vector_engine.draw_deals))
+
+
+def _rows(observer: BatchObserver, games: np.ndarray, seats: np.ndarray, python: bool) -> np.ndarray:
+    if not python:
+        return observer.observe(games, seats)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(vector_observe, "observe_rows", _python(vector_observe.observe_rows))
+        return observer.observe(games, seats)
 
 
 @pytest.mark.parametrize("cfg", ALL, ids=[_id(c) for c in ALL])
@@ -30,8 +52,7 @@ def test_compiled_rows_are_the_plain_python_rows_for_every_seat(cfg: tuple[str, 
     opts = {k: v for k, v in opts.items() if k != "reward"}
     env = vector_env(name, num_envs=24, seed=3, autoreset_mode="next_step", **opts)
     engine = env.engine
-    plain_rows = BatchObserver(engine, codes=codes, kernel="python")
-    compiled_rows = BatchObserver(engine, codes=codes, kernel="numba")
+    observer = BatchObserver(engine, codes=codes)
     n = env.num_players
     games = np.repeat(engine.all, n)
     seats = np.tile(np.arange(n), len(engine.all))
@@ -39,8 +60,8 @@ def test_compiled_rows_are_the_plain_python_rows_for_every_seat(cfg: tuple[str, 
     rng = np.random.default_rng(4)
     over = steps = 0
     while over < 24 or steps < 60:  # hands in progress, then over (NEXT_STEP keeps them a step), then anew
-        expected = plain_rows.observe(games, seats)
-        got = compiled_rows.observe(games, seats)
+        expected = _rows(observer, games, seats, python=True)
+        got = _rows(observer, games, seats, python=False)
         assert got.dtype == expected.dtype
         assert np.array_equal(got, expected)
         over += int((engine.phase == DONE).sum())
@@ -57,8 +78,9 @@ def test_compiled_rows_of_hands_that_are_over_include_the_match_values() -> None
     done = np.flatnonzero(env.engine.phase == DONE)
     for codes in (False, True):
         seats = np.zeros(len(done), np.int64)
-        expected = BatchObserver(env.engine, codes=codes, kernel="python").observe(done, seats)
-        got = BatchObserver(env.engine, codes=codes, kernel="numba").observe(done, seats)
+        observer = BatchObserver(env.engine, codes=codes)
+        expected = _rows(observer, done, seats, python=True)
+        got = _rows(observer, done, seats, python=False)
         assert np.array_equal(got, expected)
         assert expected[:, env.observer.o["match"] :][:, :8].any()
 
@@ -71,44 +93,42 @@ def test_the_deals_compiled_or_not_are_the_one_shuffles_deals(rules: str) -> Non
     one = np.random.default_rng(11)  # the scalar env's draws: a dealer, then the one shuffle (R0.3)
     expected = [(int(one.integers(r.players)), shuffled_deck(one, r.packs)) for _ in range(300)]
     after = one.random()
-    for kernel in ("python", "numba"):
+    for draw in (vector_engine.draw_deals, _python(vector_engine.draw_deals)):
         rng = np.random.default_rng(11)
-        decks, dealers = BatchEngine(r, 4, kernel=kernel).sample_deals(rng, 300)
-        assert [(int(d), deck.tolist()) for d, deck in zip(dealers, decks, strict=True)] == expected, kernel
-        assert rng.random() == after, kernel  # the generator moved as the scalar draws move it
+        decks, dealers = draw(rng, 300, r.players, r.deck_size)
+        assert [(int(d), deck.tolist()) for d, deck in zip(dealers, decks, strict=True)] == expected, draw
+        assert rng.random() == after, draw  # the generator moved as the scalar draws move it
+    decks, _ = BatchEngine(r, 4).sample_deals(np.random.default_rng(11), 300)
+    assert [deck.tolist() for deck in decks] == [deck for _, deck in expected]
 
 
 @pytest.mark.parametrize("cfg", ONE_EACH, ids=[_id(c) for c in ONE_EACH])
 @pytest.mark.parametrize("obs_dtype", ["float32", "uint8"])
+@pytest.mark.usefixtures("plain_python")
 def test_vector_env_on_the_plain_python_kernels_matches_the_reference_env(
     cfg: tuple[str, dict[str, Any]], obs_dtype: str
 ) -> None:
-    """The equivalence tests run compiled (the default here, where numba is installed);
-    these runs, uncompiled."""
+    """The equivalence tests run compiled; these runs, uncompiled."""
     name, opts = cfg
-    run_equivalence(name, dict(opts), episodes=40, seed=ONE_EACH.index(cfg), obs_dtype=obs_dtype, kernel="python")
+    run_equivalence(name, dict(opts), episodes=40, seed=ONE_EACH.index(cfg), obs_dtype=obs_dtype)
 
 
-def test_an_unknown_kernel_or_a_missing_numba_is_one_clear_line() -> None:
-    with pytest.raises(ValueError, match="kernel must be one of python, numba"):
-        vector_env("dehla", num_envs=2, kernel="cython")
+def test_numbas_own_switch_runs_the_kernels_as_python_with_the_same_observations() -> None:
+    """``NUMBA_DISABLE_JIT=1`` (numba's switch, for debugging): the kernels are the plain
+    functions, and the vector env gives the compiled run's observations."""
     code = (
-        "from dehla_env.vector import vector_env\n"
-        "vector_env('dehla', num_envs=2, kernel='python')  # plain Python needs nothing more\n"
-        "vector_env('dehla', num_envs=2, kernel='numba')\n"
+        "import numpy as np\n"
+        "from dehla_env.vector import observe, vector_env\n"
+        "assert not hasattr(observe.observe_rows, 'py_func'), 'compiled'\n"
+        "obs, _ = vector_env('dehla', num_envs=8, seed=2).reset(seed=2)\n"
+        "print(np.asarray(obs).tobytes().hex())\n"
     )
-    assert last_error_without_numba(code) == MISSING_NUMBA
-
-
-def test_without_numba_the_vector_env_runs_the_kernels_as_python_and_says_so_once() -> None:
-    code = (
-        "import warnings\n"
-        "from dehla_env.vector import vector_env\n"
-        "warnings.simplefilter('error')\n"
-        "vector_env('dehla', num_envs=2, kernel='python')  # asked for: no warning\n"
-        "vector_env('dehla', num_envs=2)\n"
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "NUMBA_DISABLE_JIT": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    assert last_error_without_numba(code) == (
-        "UserWarning: vector_env runs its kernels as plain Python, numba is not installed: "
-        "pip install 'dehla[fast]' for the compiled ones (the same arrays, much faster)"
-    )
+    obs, _ = vector_env("dehla", num_envs=8, seed=2).reset(seed=2)
+    assert run.stdout.strip() == np.asarray(obs).tobytes().hex()

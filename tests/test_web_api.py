@@ -363,6 +363,51 @@ def test_several_games_at_once_each_in_its_own_state(client: Any) -> None:
     assert client.get(f"/api/games/{c['id']}").json()["version"] == c["version"]
 
 
+def test_a_game_belongs_to_the_browser_that_started_it(client: Any, tmp_path: Path) -> None:
+    mine = advance_bots(client, new_game(client, seed=None))
+    assert len(client.cookies.get("dehla_owner", "")) >= 32  # the creator's secret, HttpOnly
+    stranger = TestClient(client.app, base_url=LOCAL)  # another browser (no lifespan of its own: that stops the app)
+    for cookies in ({}, {"dehla_owner": "x" * 32}):
+        stranger.cookies.clear()
+        stranger.cookies.update(cookies)
+        assert stranger.get("/api/games").json()["games"] == []
+        for method, path in (
+            ("get", ""),
+            ("post", "/move"),
+            ("post", "/advance"),
+            ("post", "/deal"),
+            ("post", "/leave"),
+        ):
+            r = getattr(stranger, method)(
+                f"/api/games/{mine['id']}{path}", **({"json": {"move": "AS"}} if method == "post" else {})
+            )
+            assert r.status_code == 404 and "hand" not in r.json(), (path, r.text)
+    theirs = new_game(stranger)
+    assert [g["id"] for g in stranger.get("/api/games").json()["games"]] == [theirs["id"]]
+    assert [g["id"] for g in client.get("/api/games").json()["games"]] == [mine["id"]]
+    assert client.get(f"/api/games/{mine['id']}").json()["version"] == mine["version"]
+
+
+def test_a_dealt_game_commits_to_its_secret_seed_and_a_chosen_seed_says_the_deal_is_known(client: Any) -> None:
+    fair = new_game(client, seed=None)
+    assert fair["deal"]["seed"] is None and len(fair["deal"]["commitment"]) == 64  # SHA-256, before any card
+    game = client.app.state.store.games[fair["id"]]
+    assert game.seed.bit_length() > 64 and str(game.seed) not in json.dumps(fair)
+    practice = new_game(client, seed=7)
+    assert practice["deal"] == {"commitment": None, "seed": None}  # the page says whoever chose it knows it
+    left = client.post(f"/api/games/{fair['id']}/leave").json()
+    record = json.loads(Path(left["record"]).read_text())
+    assert record["seed"] == game.seed and record["commitment"] == fair["deal"]["commitment"]
+    done = subprocess.run(
+        [sys.executable, "-m", "dehla_env.replay", "--check-seed", left["record"]],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert json.loads(done.stdout)["seed_check"] == "ok", done.stdout + done.stderr
+
+
 def test_bot_delay_is_waited_before_each_bot_move(tmp_path: Path) -> None:
     app = create_app(ServerConfig(record_dir=tmp_path, bot_delay=0.15, **UNLIMITED))
     with TestClient(app, base_url=LOCAL) as client:
@@ -427,15 +472,17 @@ def test_command_prints_its_address_serves_and_saves_on_stop(tmp_path: Path) -> 
         url = line.split()[line.split().index("browser:") + 1]
         local = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never a proxy for 127.0.0.1
         meta = json.loads(local.open(url + "api/meta", timeout=10).read())
-        assert meta["bot_delay"] == 0 and meta["record_dir"] == str(tmp_path)
+        assert meta["bot_delay"] == 0 and str(tmp_path) not in json.dumps(meta)  # no path of the server's
         req = urllib.request.Request(
             url + "api/games", data=json.dumps({"partner": "easy", "opponents": "easy"}).encode(), method="POST"
         )
         game = json.loads(local.open(req, timeout=10).read())
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)
+        proc.send_signal(signal.SIGINT)  # Ctrl-C: one line, as SIGTERM
+        out, err = proc.communicate(timeout=10)
     assert (tmp_path / f"{game['id']}.jsonl").is_file()
+    assert proc.returncode == 130 and "Traceback" not in err and not err.strip(), err
+    assert out.strip().splitlines()[-1].startswith("Stopped; open games were saved in")
 
 
 def test_missing_web_extra_is_one_line_naming_it() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +31,9 @@ from tests.browser import (  # skips without Chromium, selenium or the web extra
     Select,
     TimeoutException,
     WebDriverWait,
+    assert_readable,
     chrome,
+    phone,
     web_server,
 )
 
@@ -150,10 +153,10 @@ def check_layout(driver: Any, controls: str, width: int | None = None) -> dict[s
     return seen
 
 
-def phone(driver: Any, width: int, height: int = 844) -> None:
-    """Make the page a phone's: its width in CSS pixels, the viewport meta tag obeyed."""
-    metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True}
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+FOLD = """
+const r = document.querySelector(arguments[0]).getBoundingClientRect();
+return {top: r.top + window.scrollY, fold: window.innerHeight};
+"""
 
 
 TAP_POINT = """
@@ -233,6 +236,9 @@ def test_a_whole_hand_in_chromium(server: tuple[str, Path], browser: Any, tmp_pa
     assert sum(tricks) == 13
     result = driver.find_element(By.ID, "result").text
     assert ("win the match" in result) or ("drawn" in result)
+    assert "win the hand: " in result or "No winner this hand: " in result  # and why, by rule number
+    assert "Practice deal" in driver.find_element(By.ID, "deal-note").text  # a chosen seed: the deal was known
+    assert_readable(driver, "a finished match")
     log = driver.find_element(By.ID, "log").text
     assert "Trick 13 to" in log
     driver.save_screenshot(str(tmp_path / "web-end.png"))
@@ -304,6 +310,11 @@ def test_a_hand_on_a_phone(server: tuple[str, Path], browser: Any, tmp_path: Pat
             driver.save_screenshot(str(shot))
             keep_screenshot(shot, "DEHLA_WEB_PHONE_SCREENSHOT")
             assert seen["cards"] or moves == 0
+            middle = driver.execute_script(FOLD, "#middle")  # what the next trick wins, without scrolling
+            assert middle["top"] + 60 <= middle["fold"], middle
+            counts = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".seat .count")]
+            assert counts and all(re.match(r"(\d+ cards?|no cards) · \d+ tricks?$", c) for c in counts), counts
+            assert_readable(driver, "a hand on a phone")
         legal = driver.find_elements(By.CSS_SELECTOR, "#hand button.card.legal")
         before = version(driver)
         tap(driver, legal[moves % len(legal)])  # any legal card can be touched, not only the last
@@ -312,11 +323,15 @@ def test_a_hand_on_a_phone(server: tuple[str, Path], browser: Any, tmp_path: Pat
     assert moves == 13 and body_state(driver) == "match-over" and shot.exists()
     check_layout(driver, GAME_CONTROLS, 390)
     assert sum(score_row(driver, "tricks")) == 13
+    assert "(R1.6)" in driver.find_element(By.ID, "result").text  # who won the hand, and by which rule
+    assert not re.search(r"\b1 (tricks|tens|cards|hands)\b", driver.find_element(By.TAG_NAME, "body").text)
+    assert_readable(driver, "a finished hand on a phone")
 
     # How to play: the summary, then the rule book with the numbers the messages cite
     tap(driver, driver.find_element(By.ID, "btn-rules"))
     WebDriverWait(driver, 10).until(lambda d: body_state(d) == "rules")
     check_layout(driver, "header a, .toc a", 390)
+    assert_readable(driver, "the rule book on a phone")
     text = driver.find_element(By.TAG_NAME, "main").text
     assert text.index("How to play, in short") < text.index("R0.4 Tricks.") < text.index("R4.6 Next dealer.")
     tap(driver, driver.find_element(By.LINK_TEXT, "Coat Pees, with bidding (R4)"))
@@ -351,3 +366,52 @@ def test_a_hand_on_a_phone(server: tuple[str, Path], browser: Any, tmp_path: Pat
         before = version(driver)
         tap(driver, legal[0])
         wait_newer(driver, before)
+
+
+STUDY = {
+    "id": "pilot",
+    "title": "Playing with a bot partner",
+    "consent": "You will play one hand with a bot partner. Nothing that identifies you is kept.",
+    "rules": "dehla",
+    "partners": ["easy"],
+    "opponents": "easy",
+    "hands": 1,
+    "deals": {"offset": 20, "count": 1},
+    "participants": 1,
+    "enrolment": "open",
+}
+
+STUDY_STEP = """
+const result = document.getElementById("result");
+if (!result.hidden) return result.textContent;
+const b = Array.from(document.querySelectorAll("#hand button, #actions button")).find((x) => !x.disabled);
+if (b) b.click();
+return null;
+"""
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_a_study_hand_in_chromium(tmp_path: Path, width: int) -> None:
+    """A participant reads the consent, plays the study's hand and reads who won and why."""
+    study = tmp_path / "study.json"
+    study.write_text(json.dumps(STUDY), encoding="utf-8")
+    driver = chrome(tmp_path / "profile", width=width)
+    try:
+        with web_server(tmp_path / "records", "--study", str(study)) as url:
+            if width < 640:
+                phone(driver, width)
+            driver.get(url + "/study/join")
+            WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "agree").is_displayed())
+            assert "bot partner" in driver.find_element(By.ID, "consent-text").text
+            assert_readable(driver, f"the study's consent at {width} px")
+            driver.find_element(By.ID, "agree").click()
+            WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "table").is_displayed())
+            assert_readable(driver, f"the study's table at {width} px")
+            result = WebDriverWait(driver, 60, poll_frequency=0.1).until(lambda d: d.execute_script(STUDY_STEP))
+            assert re.search(r"(We|They) win the hand: .*\(R1\.6\).*Us-them: tricks \d+-\d+, tens", result), result
+            assert driver.find_element(By.ID, "trump-line").text.startswith("Trump: ")
+            assert "kots" in driver.find_element(By.ID, "score-line").text
+            assert not re.search(r"\b1 (tricks|tens|cards)\b", driver.find_element(By.TAG_NAME, "body").text)
+            assert_readable(driver, f"the study's finished hand at {width} px")
+    finally:
+        driver.quit()

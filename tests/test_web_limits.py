@@ -103,7 +103,7 @@ def test_sigint_while_bots_think_stops_within_seconds_and_saves_every_game(tmp_p
         cwd=ROOT,
         env=env,
     )
-    local = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    local = urllib.request.build_opener(urllib.request.ProxyHandler({}), urllib.request.HTTPCookieProcessor())
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -184,7 +184,7 @@ def test_one_client_cannot_evict_another_clients_games(tmp_path: Path) -> None:
         theirs = other.post("/api/games", json={"partner": "easy"}).json()["id"]
         for _ in range(5):
             client.post("/api/games", json={"partner": "easy"})
-        held = {g["id"] for g in client.get("/api/games").json()["games"]}
+        held = set(app.state.store.games)
         assert theirs in held and len(held) == 3
         other.post("/api/games", json={"partner": "easy"})
         _one_line_error(other.post("/api/games", json={"partner": "easy"}), 503, "most games")
@@ -211,6 +211,7 @@ def test_foreign_origins_and_hosts_are_refused(tmp_path: Path) -> None:
             {"Origin": "http://evil.example", "Content-Type": "application/json"},
             {"Origin": "null", "Content-Type": "application/json"},
             {"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"},
+            {"Origin": LOCAL + ":8001", "Content-Type": "application/json"},  # another port: another site
         ):
             _one_line_error(client.post("/api/games", content=body, headers=headers), 403, "cross-site")
         _one_line_error(
@@ -218,12 +219,25 @@ def test_foreign_origins_and_hosts_are_refused(tmp_path: Path) -> None:
         )
         _one_line_error(client.get("/api/meta", headers={"Host": "rebound.example:8000"}), 421, "--allow-host")
         assert client.get("/api/meta", headers={"Host": "dehla.lan:8000"}).status_code == 200
-        own_page = {"Origin": LOCAL + ":8000", "Content-Type": "application/json"}
+        own_page = {"Origin": LOCAL + ":8000", "Host": "127.0.0.1:8000", "Content-Type": "application/json"}
         assert client.post("/api/games", content=body, headers=own_page).status_code == 201
-        assert len(client.get("/api/games").json()["games"]) == 1  # only the own page's request made a game
+        assert len(client.app.state.store.games) == 1  # only the own page's request made a game
 
 
 # ---------------------------------------------------------------------- 7: 4xx, never 500
+def test_a_lone_surrogate_in_any_text_is_a_400_never_a_500(tmp_path: Path) -> None:
+    bad = "\\ud800"  # JSON's escape of half a surrogate pair: valid JSON, not Unicode
+    json_type = {"Content-Type": "application/json"}
+    with TestClient(_app(tmp_path), base_url=LOCAL) as client:
+        for path, body in (
+            ("/api/games", f'{{"partner": "{bad}"}}'),
+            ("/api/games", f'{{"options": {{"{bad}": 1}}}}'),
+            ("/api/tables", f'{{"seats": ["person", "{bad}", "easy", "easy"]}}'),
+            ("/api/tables", f'{{"seats": ["person", "easy", "easy", "easy"], "options": {{"{bad}": 1}}}}'),
+        ):
+            _one_line_error(client.post(path, content=body, headers=json_type), 400, "surrogate")
+
+
 def test_bad_requests_are_one_line_4xx_never_500(tmp_path: Path) -> None:
     with TestClient(_app(tmp_path), base_url=LOCAL) as client:
         _one_line_error(client.post("/api/games", json={"seed": -1}), 400, "seed")

@@ -6,10 +6,14 @@ bot and back, limits and expiry answer one-line JSON errors, records replay (R6)
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +21,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install dehla[web]")
+import anyio  # noqa: E402
 from starlette.testclient import TestClient, WebSocketDenialResponse  # noqa: E402
 
 from agents.web.server import ServerConfig, create_app  # noqa: E402
@@ -25,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LOCAL = "http://127.0.0.1"
 WS = "ws://127.0.0.1"
 UNLIMITED: dict[str, Any] = {"requests_per_second": None, "creates_per_minute": None}
+RECEIVE_SECONDS = 30.0  # every receive has a deadline: a stuck server fails the test, never hangs it
 
 
 @contextlib.contextmanager
@@ -38,7 +44,7 @@ def _client(tmp_path: Path, **config: Any) -> Iterator[TestClient]:
 
 def _create(client: TestClient, seats: list[str], rules: str = "dehla", **body: Any) -> dict[str, Any]:
     options = body.pop("options", {"max_hands": 1})
-    r = client.post("/api/tables", json={"rules": rules, "options": options, "seats": seats, "seed": 11, **body})
+    r = client.post("/api/tables", json={"rules": rules, "options": options, "seats": seats, **body})
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -51,6 +57,19 @@ def _open(client: TestClient, table: dict[str, Any], key: str) -> Any:
     sock = client.sockets.enter_context(client.websocket_connect(f"{WS}/ws/tables/{table['id']}"))
     sock.send_json({"type": "hello", "key": key})
     return sock
+
+
+def _receive(sock: Any, seconds: float = RECEIVE_SECONDS) -> dict[str, Any]:
+    """The socket's next message (JSON), or TimeoutError after ``seconds``: the test
+    client's own receive waits for ever."""
+
+    async def within() -> Any:
+        with anyio.fail_after(seconds):
+            return await sock._send_rx.receive()
+
+    message = sock.portal.call(within)
+    sock._raise_on_close(message)
+    return json.loads(message["text"])
 
 
 def _table(client: TestClient, table_id: str) -> Any:
@@ -70,14 +89,14 @@ def _settle(client: TestClient, table_id: str, seconds: float = 20.0) -> Any:
 def _state_at(sock: Any, version: int) -> dict[str, Any]:
     """This connection's state for ``version`` (older states and notes are skipped)."""
     while True:
-        message = sock.receive_json()
+        message = _receive(sock)
         if message["type"] == "state" and message["state"]["version"] >= version:
             return message["state"]
 
 
 def _error(sock: Any) -> dict[str, Any]:
     while True:
-        message = sock.receive_json()
+        message = _receive(sock)
         if message["type"] == "error":
             assert "\n" not in message["error"] and len(json.dumps(message)) < 1000
             return message
@@ -184,10 +203,55 @@ def test_six_players(tmp_path: Path) -> None:
         _replays(record)
 
 
+# ---------------------------------------------------------------------- a fair deal
+def _check_seed(record: dict[str, Any]) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "dehla_env.replay", "--check-seed"],
+        input=json.dumps(record) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["seed_check"]
+
+
+def test_the_deal_comes_from_a_secret_seed_committed_before_the_first_card(tmp_path: Path) -> None:
+    with _client(tmp_path) as client:
+        r = client.post("/api/tables", json={"seats": ["person", "easy", "easy", "easy"], "seed": 11})
+        assert r.status_code == 400 and "secret seed" in r.json()["error"]  # nobody at the table may choose it
+        table = _create(client, ["person", "easy", "easy", "easy"], bot_delay=10)  # the bots wait: no card yet
+        sock = _open(client, table, _key(table["links"]["seats"]["0"]))
+        first = _state_at(sock, 0)
+        assert first["trick"]["plays"] == [] and first["last_trick"] is None and len(first["hand"]) > 0
+        commitment = first["deal"]["commitment"]
+        assert len(commitment) == 64 and first["deal"]["seed"] is None
+        shared = _table(client, table["id"])
+        seed = shared.game.seed
+
+        async def no_delay() -> None:
+            shared.game.bot_delay = 0.0
+            shared.wake.set()
+
+        client.portal.call(no_delay)
+        assert seed.bit_length() > 64 and str(seed) not in json.dumps(first)  # 128 secret bits
+        sock.send_json({"type": "state"})  # the state _play_hand starts from, if the person is first to act
+        final = _play_hand(client, table, {0: sock}, [])[-1]
+        assert final["deal"]["commitment"] == commitment and final["deal"]["seed"] == str(seed)  # revealed
+    record = json.loads((tmp_path / "records" / final["record"]).read_text())
+    assert record["seed"] == seed and record["commitment"] == commitment
+    assert hashlib.sha256(str(seed).encode("ascii")).hexdigest() == commitment
+    assert _check_seed(record) == "ok"  # dehla-replay: the deals and draws follow from the seed
+    assert "does not hash" in _check_seed({**record, "seed": seed + 1})
+    other = {**record, "seed": seed + 1, "commitment": hashlib.sha256(str(seed + 1).encode()).hexdigest()}
+    assert "does not follow" in _check_seed(other)
+
+
 # ---------------------------------------------------------------------- a link is one seat only
 def test_a_link_cannot_read_or_move_another_seat(tmp_path: Path) -> None:
     with _client(tmp_path) as client:
-        table = _create(client, ["person", "person", "easy", "easy"], seed=4)
+        table = _create(client, ["person", "person", "easy", "easy"])
         links = table["links"]
         game = _settle(client, table["id"])
         to_act = game.match.current_player()
@@ -252,7 +316,7 @@ def test_websocket_host_and_origin_checks(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- reconnect, seats, host
 def test_reconnect_mid_hand_finds_the_same_table(tmp_path: Path) -> None:
     with _client(tmp_path) as client:
-        table = _create(client, ["person", "easy", "easy", "easy"], seed=8)
+        table = _create(client, ["person", "easy", "easy", "easy"])
         key = _key(table["links"]["seats"]["0"])
         sock = _open(client, table, key)
         for _ in range(3):
@@ -338,3 +402,89 @@ def test_idle_tables_expire_as_abandoned_records(tmp_path: Path) -> None:
         assert record["result"] == "abandoned"
         late = _open(client, table, _key(table["links"]["seats"]["0"]))
         assert "no such table" in _error(late)["error"]
+
+
+# ---------------------------------------------------------------------- the socket's edges
+def test_binary_frames_and_lone_surrogates_get_one_line_errors(tmp_path: Path) -> None:
+    with _client(tmp_path) as client:
+        table = _create(client, ["person", "easy", "easy", "easy"])
+        key = _key(table["links"]["seats"]["0"])
+        for hello, words in ((b"\x00\x01", "binary"), ('{"type": "hello", "key": "\\ud800"}', "surrogate")):
+            sock = client.sockets.enter_context(client.websocket_connect(f"{WS}/ws/tables/{table['id']}"))
+            sock.send_bytes(hello) if isinstance(hello, bytes) else sock.send_text(hello)
+            assert words in _error(sock)["error"]
+        sock = _open(client, table, key)
+        _state_at(sock, 0)
+        sock.send_bytes(b'{"type": "state"}')
+        assert "binary" in _error(sock)["error"]
+        sock.send_json({"type": "state"})  # the connection goes on
+        assert _state_at(sock, 0)["seat"] == 0
+
+
+def test_connection_caps_count_sockets_from_their_opening(tmp_path: Path) -> None:
+    for caps, admitted in (({"connections_per_client": 3}, 3), ({"max_connections": 2}, 2)):
+        with _client(tmp_path, **caps) as client:
+            table = _create(client, ["person", "easy", "easy", "easy"])
+            url = f"{WS}/ws/tables/{table['id']}"
+            socks = [client.sockets.enter_context(client.websocket_connect(url)) for _ in range(5)]
+            for sock in socks:  # every hello after every opening
+                sock.send_json({"type": "hello", "key": _key(table["links"]["spectator"])})
+            joined = [_receive(sock)["type"] == "state" for sock in socks]
+            assert sum(joined) == admitted, joined
+
+
+def test_a_receive_has_a_deadline_and_every_test_a_timeout(tmp_path: Path) -> None:
+    import tomllib
+
+    with _client(tmp_path) as client:
+        table = _create(client, ["person", "easy", "easy", "easy"])
+        silent = client.sockets.enter_context(client.websocket_connect(f"{WS}/ws/tables/{table['id']}"))
+        start = time.monotonic()
+        with pytest.raises(TimeoutError):
+            _receive(silent, 0.3)  # no hello, so no message: fails in time instead of waiting for ever
+        assert time.monotonic() - start < 5
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert any(d.startswith("pytest-timeout") for d in project["project"]["optional-dependencies"]["dev"])
+    assert 0 < int(project["tool"]["pytest"]["ini_options"]["timeout"]) <= 600
+
+
+def test_a_stopping_server_tells_open_pages_and_a_closed_page_holds_nothing(tmp_path: Path) -> None:
+    pytest.importorskip("websockets", reason="websockets absent: pip install websockets")
+    from websockets.sync.client import connect
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agents.web", "--port", "0", "--record-dir", str(tmp_path), "--bot-delay", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
+    try:
+        assert proc.stdout is not None
+        url = next(w for w in proc.stdout.readline().split() if w.startswith("http://")).rstrip("/")
+        local = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        body = json.dumps({"seats": ["person", "easy", "easy", "easy"]}).encode()
+        request = urllib.request.Request(url + "/api/tables", data=body, method="POST")
+        table = json.loads(local.open(request, timeout=10).read())
+        ws_url = url.replace("http", "ws") + f"/ws/tables/{table['id']}"
+        hello = json.dumps({"type": "hello", "key": _key(table["links"]["seats"]["0"])})
+        with connect(ws_url, open_timeout=10) as closed:  # a page opened and closed at once
+            closed.send(hello)
+            assert json.loads(closed.recv(timeout=10))["type"] == "state"
+        with connect(ws_url, open_timeout=10) as page:
+            page.send(hello)
+            assert json.loads(page.recv(timeout=10))["type"] == "state"
+            start = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            notes = []
+            with contextlib.suppress(Exception):
+                while True:
+                    notes.append(json.loads(page.recv(timeout=10)))
+            assert any(n.get("error") == "the server is stopping" for n in notes), notes
+            assert page.close_code == 4404
+        _out, err = proc.communicate(timeout=15)
+        assert time.monotonic() - start < 8 and "ERROR" not in err and "Cancel" not in err, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Cross-play: each side's lowest seat plays --a/--b, its other seats the partner spec.\n\n" + spec_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--rules", default="dehla", choices=PRESETS)
+    shown = " (default %(default)s)"
+    parser.add_argument("--rules", default="dehla", choices=PRESETS, help="ruleset" + shown)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rules option")
     parser.add_argument("--a", metavar="SPEC", help=f"agent A (default {DEFAULT_A})")
     parser.add_argument("--b", metavar="SPEC", help=f"agent B (default {DEFAULT_B})")
@@ -87,12 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--partner-b", dest="partner_b", metavar="SPEC", help="B's partner(s)")
     parser.add_argument("--agents", metavar="A,B,...", help="round robin of these agents (instead of --a/--b)")
     parser.add_argument(
-        "--deals", type=_at_least(1, MAX_DEALS), default=1000, help="duplicate deals (each played twice)"
+        "--deals", type=_at_least(1, MAX_DEALS), default=1000, help="duplicate deals, each played twice" + shown
     )
-    parser.add_argument("--seed", type=_at_least(0, MAX_SEED), default=0)
+    parser.add_argument("--seed", type=_at_least(0, MAX_SEED), default=0, help="seeds the deals" + shown)
     parser.add_argument("--workers", type=_at_least(1), default=None, help="processes (default: all cores)")
     add_backend_arguments(parser)
-    parser.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match")
+    parser.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match" + shown)
     parser.add_argument(
         "--bootstrap", type=_at_least(1, MAX_BOOTSTRAP), default=200, metavar="N", help="rating bootstrap resamples"
     )

@@ -334,7 +334,7 @@ class RoundRobinResult:
                 [f"{self.agents[i]} vs {self.agents[j]}", f"{wr.value:.4f}", f"[{wr.low:.4f}, {wr.high:.4f}]"]
             )
         pairs = format_table(["pair", "A score", "95% interval"], pair_rows, align="lrr")
-        return "\n\n".join([head, ratings, matrix, pairs, f"{self.seconds:.1f} s"])
+        return "\n\n".join([head, ratings, matrix, pairs, f"played in {self.seconds:.1f} s"])
 
     def plot(self, path: str) -> None:
         plot_ladder(self.ratings, path, title=f"{self.rules} ({self.deals} deals x 2 per pair, seed {self.seed})")

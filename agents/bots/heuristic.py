@@ -3,7 +3,7 @@
 The source text's levels for Dehla Pakad: easy bots throw tens anywhere; hard ones
 count the cards, feed tens to a partner who is about to take the middle, and fight
 hardest for a trick that would give the other side two in a row. Its play advice
-(seed 000, "Playing well") is what the hard bot does:
+(the Dehla Pakad guide's "Playing well", see RULES.md) is what the hard bot does:
 
 * if an opponent won the last trick, beat this one with whatever you can;
 * if your partner won the last trick and is winning this one, throw your ten on it;

@@ -82,7 +82,7 @@ class BatchedSearchAgent(SearchAgent):
         self.skip_forced = getattr(playout, "deterministic", False) is True
         # every action of the largest hand in every world: one engine for all decisions
         self.engine = BatchEngine(rules, k * rules.hand_size)
-        self.observer = BatchObserver(self.engine)  # compiled where numba is installed: the same rows either way
+        self.observer = BatchObserver(self.engine)  # its writer compiled, as in every install
         self._tallies = (self.engine.tricks, self.engine.tens)  # (games, 2) each
 
     def round_ends(self) -> list[int]:

@@ -35,9 +35,6 @@ from agents.training.selfplay import Rollout
 CHUNK = 8192
 """Rows per pass over the rollout (bounds the temporaries)."""
 
-#: what ``device`` accepts besides ``cuda:N``
-DEVICES = ("auto", "cpu", "cuda")
-
 
 def resolve_device(name: str) -> torch.device:
     """The learner's device for the setting ``device``: ``auto`` is CUDA when

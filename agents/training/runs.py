@@ -144,8 +144,10 @@ def read_config_file(path: Path) -> Any:
     return read_yaml(text, str(path))
 
 
-SHIPPED_CONFIGS = Path(__file__).resolve().parent.parent / "configs"
-"""The configs shipped with the package, one per shipped policy plus ``quick``."""
+_INSTALLED = Path(__file__).resolve().parents[1] / "configs"
+SHIPPED_CONFIGS = _INSTALLED if any(_INSTALLED.glob("*.yaml")) else Path(__file__).resolve().parents[2] / "configs"
+"""The configs shipped with the package (one per shipped policy, ``small``, ``quick``): the
+repository's ``configs/``, which a wheel installs as ``agents/configs/`` (pyproject.toml)."""
 
 
 def shipped_config_names() -> list[str]:

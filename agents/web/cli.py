@@ -9,9 +9,10 @@
 
 Binds the socket itself (so ``--port 0`` gets a free port and the real address can be
 printed before the first request), prints ``http://HOST:PORT/`` and serves until
-Ctrl-C or SIGTERM; games still open then are saved as abandoned records. Stopping
-takes a few seconds at most whatever the bots are doing: a thinking bot's process is
-killed first, then the games are saved.
+Ctrl-C or SIGTERM; games still open then are saved as abandoned records, each open
+table page is told the server is stopping, and the command says so in one line.
+Stopping takes a few seconds at most whatever the bots are doing: a thinking bot's
+process is killed first, then the games are saved.
 
 Every flag is checked (finite, in its range) before anything starts. The server
 answers only to the loopback names and the ``--allow-host`` names (DNS rebinding);
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import math
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -219,8 +221,24 @@ def main(argv: list[str] | None = None) -> int:
         ws_max_size=MAX_WS_FRAME,  # a table's messages are a few dozen bytes; the server refuses big ones early
     )
     server = _stopping_server(uvicorn, app)(uv_config)
-    server.run(sockets=[sock])
+    signal.signal(signal.SIGTERM, _stop)  # uvicorn raises the signal again once it has stopped
+    try:
+        server.run(sockets=[sock])
+    except (KeyboardInterrupt, _Stopped) as e:
+        print(f"Stopped; open games were saved in {config.records}.", flush=True)
+        return 128 + (e.signum if isinstance(e, _Stopped) else signal.SIGINT)
     return 0
+
+
+class _Stopped(Exception):
+    """SIGTERM, once the server has stopped (as KeyboardInterrupt is SIGINT)."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+
+
+def _stop(signum: int, _frame: Any) -> None:
+    raise _Stopped(signum)
 
 
 def _stopping_server(uvicorn: Any, app: Any) -> Any:
@@ -231,6 +249,7 @@ def _stopping_server(uvicorn: Any, app: Any) -> Any:
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             app.state.store.cancel_all()
             app.state.thinker.kill_all()
+            await app.state.tables.close_all()  # open pages hear why, before their sockets close
             await super().shutdown(sockets)
 
     return StoppingServer

@@ -9,6 +9,12 @@ before it changes anything (R5); this module only adds the checks that belong to
 table (is it the person's turn, is the text a move at all), and raises the engine's own
 :class:`IllegalMoveError` for them, so every refusal reads the same.
 
+Deals nobody can know in advance: without a seed from the client the game draws 128
+bits of :mod:`secrets` and shows :attr:`WebGame.commitment` (the seed's SHA-256,
+:func:`dehla_env.records.seed_commitment`) from the first card; the record reveals the
+seed, and ``dehla-replay --check-seed`` confirms the deals followed from it. A client's
+seed (practice) makes the deal known to whoever chose it, and the page says so.
+
 The game keeps its R6 record as it goes (the deck of each hand and every move's text,
 ``draw:XX`` included), because the engine's event list also holds the automatic
 closed-trump reveal (R2.4c), which is not a move.
@@ -16,6 +22,7 @@ closed-trump reveal (R2.4c), which is not a move.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,11 +37,13 @@ from dehla_env.actions import action_text, parse_action
 from dehla_env.cards import card_text, cards_text
 from dehla_env.engine import MatchState, Phase
 from dehla_env.errors import IllegalMoveError
+from dehla_env.records import deal_rng, seed_commitment
 from dehla_env.rules import Rules
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView, view_of
 
 HUMAN = "human"  # the spec recorded for the person's seat
+SEED_BITS = 128  # a secret match seed: no seat's cards single it out
 
 DeckSource = Callable[[int, np.random.Generator], Sequence[int]]  # (dealer, rng) -> deck (R0.3)
 
@@ -59,8 +68,9 @@ class HandRecord:
 class WebGame:
     """A match between a person at ``human_seat`` and bots (see the module docstring).
 
-    ``seed`` fixes the deals and the bots; without one a fresh seed is drawn and kept,
-    so that the record says how to play the same match again. ``deck_source(dealer,
+    ``seed`` fixes the deals and the bots; without one a secret seed of
+    :data:`SEED_BITS` bits is drawn, committed to (:attr:`commitment`) and kept, so
+    that the record says how to play the same match again and proves the deal fair. ``deck_source(dealer,
     rng)`` may give the decks instead of shuffling (prepared deals, tests);
     ``first_dealer`` and ``chance_seed`` (the seed of the R1.4 draw's generator) replay
     a deal of a fixed set exactly as the arena deals it (:class:`agents.arena.FixedDeals`).
@@ -83,8 +93,12 @@ class WebGame:
         n = rules.players
         if isinstance(human_seat, bool) or not isinstance(human_seat, int) or not 0 <= human_seat < n:
             raise SetupError(f"seat must be 0..{n - 1}, not {human_seat!r}")
+        #: the SHA-256 of a secret seed, shown before the first card; None: the deal is known
+        self.commitment: str | None = None
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1)[0])
+            seed = secrets.randbits(SEED_BITS)
+            if deck_source is None and chance_seed is None and first_dealer is None:
+                self.commitment = seed_commitment(seed)
         self.id = game_id
         self.rules = rules
         self.human = human_seat
@@ -92,7 +106,7 @@ class WebGame:
         self.bot_delay = bot_delay
         self.created = time.time()
         self.touched = self.created
-        self.rng = np.random.default_rng([seed, 0] if chance_seed is None else chance_seed)
+        self.rng = deal_rng(seed) if chance_seed is None else np.random.default_rng(chance_seed)
         self.specs: list[str] = []
         self.bots: dict[int, Agent] = {}
         for s in range(n):
@@ -242,4 +256,4 @@ class WebGame:
         self.touched = time.time()
 
 
-__all__ = ["HUMAN", "HandRecord", "SetupError", "WebGame"]
+__all__ = ["HUMAN", "SEED_BITS", "HandRecord", "SetupError", "WebGame"]

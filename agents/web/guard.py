@@ -5,7 +5,8 @@
   allowed (``--allow-host``); a page on another site that rebinds its own name to
   127.0.0.1 sends that name and is refused.
 * **Origin** (cross-site requests): a request that changes something (any method but
-  GET and HEAD) is refused when its ``Origin`` names another host, or when the browser
+  GET and HEAD) is refused when its ``Origin`` is not the ``Host`` it asks (another
+  host or another port, :func:`foreign`), or when the browser
   says ``Sec-Fetch-Site: cross-site``; and a browser's body must be
   ``application/json``, which a page on another site cannot send without a preflight,
   which this server never answers. A request without ``Origin`` (``curl``, a script)
@@ -15,7 +16,7 @@
   for starting games (``creates_per_minute``); over it the answer is 429 with
   ``Retry-After``.
 * **Bodies**: at most :data:`MAX_BODY_BYTES` (413), JSON nested at most
-  :data:`MAX_JSON_DEPTH` deep (400); see :func:`read_json`.
+  :data:`MAX_JSON_DEPTH` deep, texts valid Unicode (400); see :func:`parse_json`.
 
 The Host and Origin checks and the request rate apply to WebSocket handshakes too
 (:meth:`Guard.check_websocket`).
@@ -65,6 +66,15 @@ def host_name(value: str) -> str:
     return value
 
 
+def foreign(origin: str | None, host: str) -> bool:
+    """Whether an ``Origin`` names a page other than this server's: another host or
+    another port than the request's ``Host`` (a page on another localhost port is
+    another site). No ``Origin`` (a script) is not foreign."""
+    if origin is None:
+        return False
+    return origin == "null" or urlsplit(origin).netloc.lower() != host.strip().lower()
+
+
 def json_depth(raw: bytes, limit: int) -> bool:
     """Whether ``raw`` nests arrays and objects at most ``limit`` deep (strings skipped);
     checked before parsing, since the parser's recursion is what deep nesting attacks."""
@@ -94,9 +104,14 @@ def parse_json(raw: bytes) -> Any:
     if not json_depth(raw, MAX_JSON_DEPTH):
         raise RequestError(400, f"malformed body: JSON nested deeper than {MAX_JSON_DEPTH} levels")
     try:
-        return json.loads(raw, parse_constant=_no_constant)
+        value = json.loads(raw, parse_constant=_no_constant)
+        if b"\\u" in raw:  # an escape may be a lone surrogate ("\ud800"), which is not Unicode
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise RequestError(400, "malformed body: a text holds a lone surrogate escape, not Unicode") from None
     except (ValueError, RecursionError) as e:
         raise RequestError(400, f"malformed body: not JSON ({str(e)[:120]})") from None
+    return value
 
 
 def _no_constant(name: str) -> Any:
@@ -170,8 +185,7 @@ class Guard:
             )
         method = scope.get("method", "GET")
         if method not in ("GET", "HEAD"):
-            origin = headers.get("origin")
-            if origin is not None and (origin == "null" or host_name(urlsplit(origin).netloc) not in self.hosts):
+            if foreign(headers.get("origin"), headers.get("host", "")):
                 raise RequestError(403, "cross-site request refused: the page is not this server's")
             if headers.get("sec-fetch-site") == "cross-site":
                 raise RequestError(403, "cross-site request refused: the page is not this server's")
@@ -211,8 +225,7 @@ class Guard:
             raise RequestError(
                 421, "this server answers only to its own names (start it with --allow-host NAME to add one)"
             )
-        origin = headers.get("origin")
-        if origin is not None and (origin == "null" or host_name(urlsplit(origin).netloc) not in self.hosts):
+        if foreign(headers.get("origin"), headers.get("host", "")):
             raise RequestError(403, "cross-site connection refused: the page is not this server's")
         client = (scope.get("client") or ("?", 0))[0]
         if self.requests is not None:
@@ -266,6 +279,7 @@ __all__ = [
     "Guard",
     "RequestError",
     "TokenBucket",
+    "foreign",
     "host_name",
     "json_depth",
     "parse_json",

@@ -8,10 +8,12 @@ hold its suit. The page shows the current hand's lines.
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from dehla_env.actions import PASS_ACTION, bid_of, is_bid, is_card, is_trump
 from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
 from dehla_env.engine import HandSummary, Phase
-from dehla_env.rules import Rules, TrumpMaking
+from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView
 
@@ -58,7 +60,11 @@ class Narrator:
         return self.names[seat]
 
     def side_name(self, side: int) -> str:
+        """A side as the subject of a sentence ("We win"); :meth:`side_object` after a verb."""
         return "We" if side == side_of(self.human) else "They"
+
+    def side_object(self, side: int) -> str:
+        return "us" if side == side_of(self.human) else "them"
 
     def say(self, text: str) -> None:
         self.lines.append((self.hand_no, text))
@@ -163,22 +169,54 @@ class Narrator:
         self.say(text + ".")
 
     def _hand_done(self, after: PlayerView, summary: HandSummary) -> None:
-        us, them = side_of(self.human), 1 - side_of(self.human)
+        first = 0 if self.human < 0 else side_of(self.human)
+        us, them = first, 1 - first
         parts = [f"tricks {after.tricks[us]}-{after.tricks[them]}"]
         if self.rules.tens_scoring:
             parts.append(f"tens {after.tens[us]}-{after.tens[them]}")
-        text = f"Hand over, us-them: {', '.join(parts)}. "
+        sides = f"{self.side_object(us)}{'-' if self.human >= 0 else ' against '}{self.side_object(them)}"
+        text = f"Hand over, {sides}: {', '.join(parts)}. "
         w = summary.hand_winner
-        text += "No winner." if w is None else f"{self.side_name(w)} win the hand."
+        why = hand_reason(self.rules, after, w)
+        text += f"No winner: {why}." if w is None else f"{self.side_name(w)} win the hand: {why}."
         if summary.kot is not None:
-            text += f" A kot for {'us' if summary.kot == side_of(self.human) else 'them'}!"
+            text += f" A kot for {self.side_object(summary.kot)}!"
         self.say(text)
         winner = after.match_winner
         if winner is not None:
-            if winner == "draw":
-                self.say("The match is drawn.")
-            else:
-                self.say(f"Match over: {'we win' if winner == side_of(self.human) else 'they win'}.")
+            who = "" if winner == "draw" else self.side_name(int(winner)).lower()
+            self.say("The match is drawn." if winner == "draw" else f"Match over: {who} win.")
 
 
-__all__ = ["SUIT_SYMBOLS", "Narrator", "pretty_card", "pretty_suit", "seat_names"]
+def hand_reason(rules: Rules, view: PlayerView, winner: int | None) -> str:
+    """Why a finished hand went to ``winner`` (a side; None: no winner), naming the rule,
+    so that a 2-2 split of tens is not read as a hand won on tricks."""
+    tens, tricks = view.tens, view.tricks
+    total = 4 * rules.packs
+    match rules.hand_scoring:
+        case HandScoring.DEHLA_TENS | HandScoring.TENS:
+            rule = "R1.6" if rules.hand_scoring is HandScoring.DEHLA_TENS else "R2.5"
+            say = (lambda n: ("none", "one", "two", "three", "four")[n]) if total == 4 else str
+            if winner is None or 2 * tens[winner] == total:
+                after = "no winner" if winner is None else "the side that did not deal wins"
+                return f"{say(total // 2)} tens each, and {after} ({rule})"
+            if tens[winner] == total:
+                return f"all {say(total)} tens ({rule})"
+            return f"{say(tens[winner])} of the {say(total)} tens ({rule})"
+        case HandScoring.TRICKS:
+            return "as many tricks each (R2.5)" if winner is None else f"more tricks, {tricks[winner]} (R2.5)"
+        case HandScoring.DOUBLE_SAR:
+            return "as many points each (R2.5)" if winner is None else "more points: a ten 2, any other card 1 (R2.5)"
+        case HandScoring.FIRST_TO_SEVEN:
+            return f"first to {plural(rules.round_tricks or 7, 'trick')} (R3.3)"
+        case HandScoring.CONTRACT:
+            if view.contract is None:
+                return "no contract (R4.4)"
+            bidder, bid, _suit = view.contract
+            took = tricks[side_of(bidder)]
+            return f"the bid of {bid} {'was made' if took >= bid else 'failed'}, {plural(took, 'trick')} (R4.4)"
+        case _:
+            assert_never(rules.hand_scoring)
+
+
+__all__ = ["SUIT_SYMBOLS", "Narrator", "hand_reason", "pretty_card", "pretty_suit", "seat_names"]

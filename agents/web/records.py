@@ -4,9 +4,11 @@ Each finished or abandoned game is one JSON Lines file ``<id>.jsonl`` holding on
 record (RULES.md R6: ``id``, ``rules``, ``options``, ``first_dealer``, ``hands`` with
 each hand's ``deck`` text and ``moves``, ``draw:XX`` included) plus extra fields that
 replay ignores: ``agents`` (the spec per seat, ``"human"`` for the person),
-``human_seat``, ``seed``, ``result`` (``finished`` or ``abandoned``), ``winner`` and
-the times. ``python -m dehla_env.replay FILE`` reads it back and plays it again; a
-folder of them concatenates into one data set (``cat DIR/*.jsonl``).
+``human_seat``, ``seed`` and, where the page showed one, its ``commitment`` (so
+``dehla-replay --check-seed`` confirms the deals were fixed before play), ``result``
+(``finished`` or ``abandoned``), ``winner`` and the times. ``python -m dehla_env.replay
+FILE`` reads it back and plays it again; a folder of them concatenates into one data
+set (``cat DIR/*.jsonl``).
 
 The default folder is ``$DEHLA_RECORD_DIR`` if set, else ``$XDG_DATA_HOME/dehla/games``
 (``~/.local/share/dehla/games``): outside the source tree, so records survive
@@ -45,6 +47,7 @@ def record_of(game: WebGame, result: str) -> dict[str, Any]:
         "agents": list(game.specs),
         "human_seat": game.human,
         "seed": game.seed,
+        **({"commitment": game.commitment} if game.commitment else {}),
         "result": result,
         "winner": match.winner,
         "started": _iso(game.created),
@@ -53,13 +56,17 @@ def record_of(game: WebGame, result: str) -> dict[str, Any]:
     }
 
 
-def save_record(game: WebGame, folder: Path, result: str) -> Path:
-    """Write the game's record to ``folder/<id>.jsonl`` (atomically: a reader never
-    sees half a line) and mark the game saved."""
+def save_record(game: WebGame, folder: Path, result: str, record: dict[str, Any] | None = None) -> Path:
+    """Write the game's record (``record``, else :func:`record_of`) to ``folder/<id>.jsonl``
+    atomically and flushed to disk (a reader never sees half a line, a crash right after
+    loses nothing) and mark the game saved."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{game.id}.jsonl"
     tmp = path.with_suffix(".jsonl.tmp")
-    tmp.write_text(json.dumps(record_of(game, result)) + "\n", encoding="utf-8")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(record_of(game, result) if record is None else record) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
     game.saved_to = str(path)
     game.ended = result

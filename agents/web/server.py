@@ -6,7 +6,7 @@ Routes (every body and answer is JSON; an error answer is ``{"error": text, ...}
 ``GET  /``                               the page (``static/index.html``)
 ``GET  /api/meta``                       rulesets, their options, agent suggestions
 ``GET  /rules``                          How to play: a summary and the rule book (HTML)
-``GET  /api/games``                      the games held now
+``GET  /api/games``                      the games this browser started
 ``POST /api/games``                      start one: ``{rules, options, seat, partner,
                                          opponents, seed?, bot_delay?}`` -> table (201)
 ``GET  /api/games/{id}``                 the person's table (see :mod:`.table`)
@@ -16,7 +16,7 @@ Routes (every body and answer is JSON; an error answer is ``{"error": text, ...}
 ``POST /api/games/{id}/leave``           save the record (abandoned) and drop it
 ``GET  /tables``, ``/tables/{id}``       a table with several people: the host's form,
                                          a table's page (see :mod:`.tables`)
-``POST /api/tables``                     create one: ``{rules, options, seats, seed?,
+``POST /api/tables``                     create one: ``{rules, options, seats,
                                          bot_delay?}`` -> its links (201)
 ``WS   /ws/tables/{id}``                 a table's WebSocket, one view per link
 =======================================  ==========================================
@@ -24,11 +24,14 @@ Routes (every body and answer is JSON; an error answer is ``{"error": text, ...}
 Refusals change nothing and say why: 400 for a malformed body or move text, 409 for a
 move the rules or the turn refuse (the engine's :class:`IllegalMoveError` text, with
 ``move``, ``seat`` and ``rule``) or a stale ``version``, 404 for a game id the server
-does not hold. Each game has its own lock, so several games run at once and two
-requests never interleave inside one game. A ``search`` bot thinks in a child process
-under a per-decision time limit (``think_seconds``, then the hard bot's move is
-played), which a leave, an eviction or the server's shutdown kills at once; the other
-bots play in a worker thread (:mod:`.bots`).
+does not hold, or a game another browser started: each game belongs to the secret in
+its creator's ``dehla_owner`` cookie (HttpOnly, SameSite=Strict; set by the first
+``POST /api/games``), and nobody else may see, move in or end it. Each game has its
+own lock, so several games run at once and two requests never interleave inside one
+game. A ``search`` bot thinks in a child process under a per-decision time limit
+(``think_seconds``, then the hard bot's move is played), which a leave, an eviction
+or the server's shutdown kills at once; the other bots play in a worker thread
+(:mod:`.bots`).
 
 Limits (every refusal is a one-line JSON error with a 4xx status, never a 500):
 
@@ -59,6 +62,7 @@ and so is every game still held when the server stops.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
 import secrets
 import time
@@ -95,6 +99,7 @@ STATIC_DIR = Path(str(resources.files("agents.web") / "static"))
 MAX_BOT_DELAY = 10.0
 MAX_TEXT = 400  # the longest text field (an agent spec: agents.registry.MAX_SPEC_LENGTH)
 MAX_MOVE = 32  # the longest move text ("bid:13H", "trump:S", ...)
+OWNER_COOKIE = "dehla_owner"  # the secret that makes a browser a game's owner
 
 
 @dataclass
@@ -142,10 +147,12 @@ class GameStore:
         self.locks: dict[str, asyncio.Lock] = {}
         self.cancels: dict[str, asyncio.Event] = {}  # set: the game's bot stops thinking
         self.owners: dict[str, str] = {}  # game id -> the client address that started it
+        self.keys: dict[str, str] = {}  # game id -> its creator's secret (the owner cookie)
 
-    def get(self, game_id: str) -> tuple[WebGame, asyncio.Lock]:
+    def get(self, game_id: str, key: str) -> tuple[WebGame, asyncio.Lock]:
+        """The game and its lock, for its creator only: another key gets the same 404 as a missing game."""
         game = self.games.get(game_id)
-        if game is None:
+        if game is None or not self.owns(game_id, key):
             raise ApiError(
                 404,
                 f"no game {game_id!r} here: it was left, expired or never existed (start a new game)",
@@ -166,8 +173,12 @@ class GameStore:
         if len(self.games) >= self.config.max_games:
             raise ApiError(503, f"the server holds its most games ({self.config.max_games}); try again later")
 
-    def add(self, game: WebGame, client: str = "") -> None:
+    def owns(self, game_id: str, key: str) -> bool:
+        return hmac.compare_digest(self.keys.get(game_id, "").encode(), key.encode())
+
+    def add(self, game: WebGame, client: str = "", key: str = "") -> None:
         self.room_for(client)
+        self.keys[game.id] = key
         self.games[game.id] = game
         self.locks[game.id] = asyncio.Lock()
         self.cancels[game.id] = asyncio.Event()
@@ -205,6 +216,7 @@ class GameStore:
         self.locks.pop(game.id, None)
         self.cancels.pop(game.id, None)
         self.owners.pop(game.id, None)
+        self.keys.pop(game.id, None)
         return game.saved_to
 
     def sweep(self) -> None:
@@ -221,6 +233,12 @@ class GameStore:
         self.cancel_all()
         for game in list(self.games.values()):
             self.drop(game, "abandoned")
+
+
+def owner_key(request: Request) -> str:
+    """The request's owner secret (the ``dehla_owner`` cookie), or "" if it has none that could be one."""
+    key = request.cookies.get(OWNER_COOKIE, "")
+    return key if 16 <= len(key) <= 64 and key.isascii() else ""
 
 
 def new_game_id() -> str:
@@ -322,13 +340,15 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             from agents.web.meta import agent_help
 
             info["agent_help"].update(agent_help(extra))
-        return JSONResponse({**info, "bot_delay": config.bot_delay, "record_dir": str(config.records)})
+        return JSONResponse({**info, "bot_delay": config.bot_delay})  # never where the server keeps its files
 
     async def list_games(request: Request) -> Response:
         store.sweep()
+        key = owner_key(request)
         games = [
             {"id": g.id, "rules": str(g.rules), "status": g.status(), "hands": g.match.hands_dealt, "seat": g.human}
             for g in store.games.values()
+            if key and store.owns(g.id, key)
         ]
         return JSONResponse({"games": games})
 
@@ -373,15 +393,21 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             )
         except (RulesError, SetupError) as e:
             raise ApiError(400, catalogue.scrub(str(e))) from None
-        store.add(game, client)
-        return answer(game, 201)
+        key = owner_key(request) or secrets.token_urlsafe(24)
+        store.add(game, client, key)
+        response = answer(game, 201)
+        response.set_cookie(OWNER_COOKIE, key, max_age=30 * 86400, httponly=True, samesite="strict")
+        return response
+
+    def held(request: Request) -> tuple[WebGame, asyncio.Lock]:
+        return store.get(request.path_params["game_id"], owner_key(request))
 
     async def get_game(request: Request) -> Response:
-        game, _lock = store.get(request.path_params["game_id"])
+        game, _lock = held(request)
         return answer(game)
 
     async def move(request: Request) -> Response:
-        game, lock = store.get(request.path_params["game_id"])
+        game, lock = held(request)
         body = await _body(request)
         seat, version = move_fields(body)
         async with lock:
@@ -405,7 +431,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return answer(game)
 
     async def advance(request: Request) -> Response:
-        game, lock = store.get(request.path_params["game_id"])
+        game, lock = held(request)
         body = await _body(request)
         version = _int_or_none(body, "version")
         if (version is not None and version != game.version) or game.status() != "bot":
@@ -450,7 +476,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return answer(game, advanced=True, **extra)
 
     async def deal(request: Request) -> Response:
-        game, lock = store.get(request.path_params["game_id"])
+        game, lock = held(request)
         async with lock:
             try:
                 game.deal_next()
@@ -459,7 +485,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return answer(game)
 
     async def leave(request: Request) -> Response:
-        game, lock = store.get(request.path_params["game_id"])
+        game, lock = held(request)
         store.cancel(game)  # a bot thinking for this game stops now, so the lock comes free
         async with lock:
             path = store.drop(game, "abandoned")

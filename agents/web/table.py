@@ -6,9 +6,11 @@ with which agent, the scores the match announced at a hand's end, the log made f
 the same views). Other hands are card counts; a closed trump chosen by someone else is
 ``hidden`` until revealed (R2.4c); the person's own secret trump is shown to them.
 
-The game's seed stays off the page (it would give away every deal); it goes into the
-record once the game is over. The page does no rules logic: which cards are legal, what the prompt says, which
-panels a ruleset has (tens, points, kots, the middle, bids) all come from here.
+The game's seed stays off the page (it would give away every deal): the page shows its
+commitment (:attr:`.game.WebGame.commitment`) from the first card, and the seed itself
+once the game has ended and its record, which reveals it, is written. The page does no
+rules logic: which cards are legal, what the prompt says, which panels a ruleset has
+(tens, points, kots, the middle, bids) all come from here.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from typing import Any, assert_never
 
 from agents.web.game import WebGame
-from agents.web.narrate import SUIT_SYMBOLS, plural, pretty_suit
+from agents.web.narrate import SUIT_SYMBOLS, hand_reason, plural, pretty_suit
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET, action_text, bid_of
 from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
 from dehla_env.engine import Phase
@@ -221,6 +223,7 @@ def _result(game: WebGame, view: PlayerView) -> dict[str, Any] | None:
     summary = match.summaries[-1]
     return {
         "hand_winner": summary.hand_winner,
+        "why": hand_reason(game.rules, view, summary.hand_winner),  # the rule that decided it
         "kot": summary.kot,
         "tricks": list(view.tricks),
         "tens": list(view.tens),
@@ -298,6 +301,10 @@ def table_state(game: WebGame) -> dict[str, Any]:
         "log": [text for h, text in game.narrator.lines if h == game.narrator.hand_no],
         "record": game.saved_to,
         "ended": game.ended,
+        "deal": {
+            "commitment": game.commitment,  # None: a chosen seed, so the deal is known
+            "seed": str(game.seed) if game.ended and game.commitment else None,  # text: a JS number holds 53 bits
+        },
     }
 
 

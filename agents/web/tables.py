@@ -35,7 +35,6 @@ import contextlib
 import hmac
 import json
 import logging
-import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -54,7 +53,7 @@ from agents.web.bots import BotCancelled, BotFailed, Catalogue, Thinker, decisio
 from agents.web.game import SetupError, WebGame, _seed_for
 from agents.web.guard import RequestError, TokenBucket, parse_json
 from agents.web.narrate import Narrator
-from agents.web.records import record_of
+from agents.web.records import record_of, save_record
 from agents.web.table import table_state
 from dehla_env.engine import HandSummary, MatchState, Phase
 from dehla_env.errors import IllegalMoveError
@@ -86,30 +85,17 @@ def public_view(match: MatchState) -> PlayerView:
 
 
 class PublicNarrator(Narrator):
-    """The log as a spectator reads it: seats by number, sides by number, no "you"."""
+    """The log as a spectator reads it: seats by number, sides by their seats, no "you"."""
 
     def __init__(self, rules: Rules, specs: list[str]) -> None:
         super().__init__(rules, -1, specs)
         self.names = [f"Seat {s}" for s in range(rules.players)]
 
     def side_name(self, side: int) -> str:
-        return f"Side {side}"
+        return "Seats " + " & ".join(str(s) for s in range(side, self.rules.players, 2))
 
-    def _hand_done(self, after: PlayerView, summary: HandSummary) -> None:
-        parts = [f"tricks {after.tricks[0]}-{after.tricks[1]}"]
-        if self.rules.tens_scoring:
-            parts.append(f"tens {after.tens[0]}-{after.tens[1]}")
-        w = summary.hand_winner
-        text = f"Hand over, side 0-side 1: {', '.join(parts)}. " + ("No winner." if w is None else f"Side {w} wins.")
-        if summary.kot is not None:
-            text += f" A kot for side {summary.kot}!"
-        self.say(text)
-        if after.match_winner is not None:
-            self.say(
-                "The match is drawn."
-                if after.match_winner == "draw"
-                else f"Match over: side {after.match_winner} wins."
-            )
+    def side_object(self, side: int) -> str:
+        return self.side_name(side).lower()
 
 
 class TableNarrator(Narrator):
@@ -232,6 +218,8 @@ class SeatWindow:
         self.specs = game.specs
         self.saved_to = game.saved_to
         self.ended = game.ended
+        self.seed = game.seed
+        self.commitment = game.commitment
         self.human = 0 if seat is None else seat
         self.narrator = game.narrator.public if seat is None else game.narrator.seats[seat]  # type: ignore[attr-defined]
 
@@ -259,6 +247,7 @@ class Connection:
     state: str | None = None  # the latest table state, replaced by newer ones before it is sent
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     closing: tuple[int, str] | None = None  # close with this code after the outbox is sent
+    writer: asyncio.Task[None] | None = None  # sends the outbox (TableStore.write)
 
     def push_note(self, message: dict[str, Any]) -> None:
         self.notes.append(json.dumps(message))
@@ -329,22 +318,11 @@ def new_table_id() -> str:
 
 def save_table_record(game: SharedGame, folder: Path, result: str) -> Path:
     """The table's R6 record (:func:`.records.record_of`, with each seat's kind in
-    ``agents``, the people's seats and the seat changes), written atomically and
-    flushed to disk, so a crash right after never loses a finished game."""
+    ``agents``, the people's seats and the seat changes), saved as :func:`.records.save_record` saves."""
     record = record_of(game, result)
     record.pop("human_seat", None)
     record.update(people=sorted(game.people), changes=list(game.changes), source="agents.web.tables")
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{game.id}.jsonl"
-    tmp = path.with_suffix(".jsonl.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(json.dumps(record) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    game.saved_to = str(path)
-    game.ended = result
-    return path
+    return save_record(game, folder, result, record)
 
 
 @dataclass
@@ -369,6 +347,7 @@ class TableStore:
         self.catalogue = catalogue
         self.thinker = thinker
         self.tables: dict[str, Table] = {}
+        self.open: list[Connection] = []  # every open table socket, joined or waiting for its hello
         self.sweeper: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ state for one connection
@@ -381,7 +360,7 @@ class TableStore:
             state["seat"] = None
             for s in state["seats"]:
                 if s["role"] == "you":
-                    s["role"] = "partner"
+                    s["role"], s["agent"] = "partner", table.game.specs[s["seat"]]
         if state["record"]:
             state["record"] = Path(state["record"]).name  # the file's name, not where the server keeps it
         state["table"] = {"role": conn.role, "seats": table.seat_info(), "closed": table.closed}
@@ -434,11 +413,10 @@ class TableStore:
             or not 0 <= delay <= self.limits.max_bot_delay
         ):
             raise TableError(400, f"malformed body: 'bot_delay' must be 0..{self.limits.max_bot_delay:g} seconds")
-        seed = body.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
-            raise TableError(400, "malformed body: 'seed' must be an integer 0..2**63-1")
+        if body.get("seed") is not None:  # whoever chose it would know every hand
+            raise TableError(400, "a table with people is dealt from the server's secret seed, never a chosen one")
         try:
-            game = await anyio.to_thread.run_sync(lambda: SharedGame(new_table_id(), rules, kinds, seed, float(delay)))
+            game = await anyio.to_thread.run_sync(lambda: SharedGame(new_table_id(), rules, kinds, None, float(delay)))
         except SetupError as e:
             raise TableError(400, self.catalogue.scrub(str(e))) from None
         keys = {secrets.token_urlsafe(24): f"seat:{s}" for s in sorted(game.people)}
@@ -558,21 +536,26 @@ class TableStore:
             await asyncio.sleep(period)
             self.sweep()
 
-    async def close_all(self) -> None:
-        """The server stops: every open table is saved as abandoned (finished ones already are)."""
+    async def close_all(self, seconds: float = 2.0) -> None:
+        """The server stops: every open table is saved as abandoned (finished ones already
+        are) and each open page is told so, within ``seconds``, before the server closes its socket."""
         for table in list(self.tables.values()):
             await self.close(table, "abandoned", "the server is stopping")
         if self.sweeper is not None:
             self.sweeper.cancel()
+        writers = [c.writer for c in self.open if c.writer is not None and not c.writer.done()]
+        if writers:
+            await asyncio.wait(writers, timeout=seconds)
 
     # ------------------------------------------------------------------ connections
-    def admit(self, client: str) -> None:
-        conns = [c for t in self.tables.values() for c in t.connections]
-        if len(conns) >= self.limits.max_connections:
+    def admit(self, conn: Connection) -> None:
+        """Count an opened socket, before its hello, against the server's and its client's
+        caps (a socket that never says hello holds a place until it is dropped)."""
+        if len(self.open) >= self.limits.max_connections:
             raise TableError(503, f"the server holds its most connections ({self.limits.max_connections})")
-        mine = sum(1 for c in conns if c.client == client)
-        if mine >= self.limits.connections_per_client:
+        if sum(1 for c in self.open if c.client == conn.client) >= self.limits.connections_per_client:
             raise TableError(429, f"too many connections from one client ({self.limits.connections_per_client})")
+        self.open.append(conn)
 
     def join(self, table_id: str, key: Any, conn: Connection) -> Table:
         table = self.tables.get(table_id)
@@ -691,15 +674,12 @@ class TableStore:
     async def serve(self, ws: WebSocket) -> None:
         """One WebSocket: hello with the link's key, then messages until it closes."""
         await ws.accept()
-        client = ws.client.host if ws.client else ""
-        conn = Connection(ws=ws, client=client)
+        conn = Connection(ws=ws, client=ws.client.host if ws.client else "")
         table: Table | None = None
-        writer: asyncio.Task[None] | None = None
         try:
             try:
-                self.admit(client)
-                raw = await asyncio.wait_for(ws.receive_text(), HELLO_SECONDS)
-                hello = _message(raw)
+                self.admit(conn)
+                hello = _message(await asyncio.wait_for(_receive(ws), HELLO_SECONDS))
                 if hello.get("type") != "hello":
                     raise TableError(400, 'the first message must be {"type": "hello", "key": SECRET}')
                 table = self.join(ws.path_params["table_id"], hello.get("key"), conn)
@@ -709,13 +689,13 @@ class TableStore:
             except TableError as e:
                 await _refuse(ws, e)
                 return
-            writer = asyncio.create_task(self.write(conn))
+            conn.writer = asyncio.create_task(self.write(conn))
             async with table.lock:
                 self.broadcast(table)  # this connection's state, and the others' "connected" flags
             bucket = TokenBucket(MESSAGES_PER_SECOND, MESSAGE_BURST)
             while conn.closing is None:
-                raw = await ws.receive_text()
                 try:
+                    raw = await _receive(ws)
                     if bucket.take("this"):
                         raise TableError(429, "too many messages: slow down")
                     await self.handle(table, conn, _message(raw))
@@ -726,15 +706,19 @@ class TableStore:
         except (WebSocketDisconnect, RuntimeError):
             pass  # the page was closed or the network dropped: the table waits for it
         finally:
+            if conn in self.open:
+                self.open.remove(conn)
             if table is not None and conn in table.connections:
                 table.connections.remove(conn)
                 if not table.closed:
                     async with table.lock:
                         self.broadcast(table)
-            if writer is not None:
+            if conn.writer is not None:
+                if conn.closing is None:  # the page went: nothing is left to send it
+                    conn.writer.cancel()
                 conn.ready.set()
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                    await asyncio.wait_for(writer, SEND_SECONDS)
+                    await asyncio.wait_for(conn.writer, SEND_SECONDS)
 
     async def write(self, conn: Connection) -> None:
         """Send the connection's notes and its latest state, in order, until it closes."""
@@ -764,6 +748,17 @@ def _int(message: dict[str, Any], key: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or not -(2**63) <= value < 2**63:
         raise TableError(400, f"malformed message: {key!r} must be an integer")
     return value
+
+
+async def _receive(ws: WebSocket) -> str:
+    """The next text message; a binary frame is refused with a one-line error (the
+    connection stays), a close raises :class:`WebSocketDisconnect`."""
+    message = await ws.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    if message.get("text") is None:
+        raise TableError(400, "malformed message: a message is JSON text, not a binary frame")
+    return cast(str, message["text"])
 
 
 def _message(raw: str) -> dict[str, Any]:

@@ -32,11 +32,20 @@ from ..actions import (
     action_text,
     bid_of,
 )
-from ..cards import NUM_CARDS, SUIT_LETTERS, SUIT_MASKS, TEN_RANK, card_text, cards_in, cards_of_suit, rank_of, suit_of
+from ..cards import (
+    NUM_CARDS,
+    NUM_RANKS,
+    SUIT_LETTERS,
+    SUIT_MASKS,
+    TEN_RANK,
+    card_text,
+    cards_in,
+    cards_of_suit,
+    suit_of,
+)
 from ..errors import IllegalMoveError
 from ..rules import HandScoring, Rules, TrumpMaking
 from ..scoring import card_points, hand_outcome, side_or_none
-from ..seats import side_of
 from ..tricks import trick_winner
 
 CHANCE = -1  # ``to_act`` while a chance step (deal, draw) is due
@@ -406,7 +415,7 @@ class HandState:
         if not hand & bit:
             raise IllegalMoveError(card_text(card), seat, "card not in hand", "R5")
         led = self.led
-        suit = suit_of(card)
+        suit = card // NUM_RANKS  # suit_of, inline on the hot path (as below)
         if led >= 0 and suit != led:
             if hand & SUIT_MASKS[led]:
                 raise IllegalMoveError(card_text(card), seat, f"must follow suit {SUIT_LETTERS[led]}", "R0.4")
@@ -459,10 +468,10 @@ class HandState:
         cards = self.trick_cards
         seats = self.trick_seats
         winner = seats[trick_winner(cards, self.trump)]
-        side = side_of(winner)
+        side = winner % 2  # side_of
         tens_here = 0
         for c in cards:
-            if rank_of(c) == TEN_RANK:
+            if c % NUM_RANKS == TEN_RANK:  # rank_of
                 tens_here += 1
         self.trick_winners.append(winner)
         self.tricks[side] += 1

@@ -60,7 +60,7 @@ from ..rules import Rules, TrumpMaking
 from ..scoring import batch, hand_outcome
 from ..seats import side_of
 from ..tricks import trick_keys
-from . import kernels
+from .kernel_types import compiled
 
 DEAL = int(Phase.DEAL)
 DRAW = int(Phase.DRAW)
@@ -108,13 +108,14 @@ def _same_past(a: HandState, b: HandState) -> bool:
     )
 
 
+@compiled
 def draw_deals(rng: np.random.Generator, k: int, n: int, deck_size: int) -> tuple[np.ndarray, np.ndarray]:
     """``k`` deals of ``n`` players: per game a dealer (R1.10), then the one shuffle
     (R0.3: :func:`~dehla_env.cards.shuffled_deck`'s permutation, each id three times
     with three packs, R2.8), from ``rng`` in the scalar env's order: the batched form of
     ``shuffled_deck``, which ``tests/test_vector_kernels.py`` holds to it. Plain Python
-    that numba also compiles (:mod:`dehla_env.vector.jitted`): the same code either way,
-    and the same draws (numba's ``integers`` and ``permutation`` draw what numpy's draw)."""
+    that numba compiles as it is: the same draws either way (numba's ``integers`` and
+    ``permutation`` draw what numpy's draw)."""
     decks = np.empty((k, deck_size), np.int64)
     dealers = np.empty(k, np.int64)
     for i in range(k):
@@ -126,12 +127,9 @@ def draw_deals(rng: np.random.Generator, k: int, n: int, deck_size: int) -> tupl
 class BatchEngine:
     """``num_games`` hands of ``rules`` in lockstep; see the module docstring."""
 
-    def __init__(self, rules: Rules, num_games: int, kernel: str | None = None) -> None:
+    def __init__(self, rules: Rules, num_games: int) -> None:
         if num_games < 1:
             raise ValueError(f"num_games must be at least 1, not {num_games}")
-        #: ``"numba"`` (:func:`draw_deals` compiled) or ``"python"``; by default numba
-        #: where it is installed (:mod:`dehla_env.vector.kernels`)
-        self.kernel = kernels.check_kernel(kernel)
         self.rules = rules
         self.num_games = N = int(num_games)
         self.n = n = rules.players
@@ -193,7 +191,7 @@ class BatchEngine:
         self.draw_card = np.full(N, -1, i64)
         self._bind()
 
-    #: what :meth:`_bind` derives from the state: views of its arrays, and the kernels
+    #: what :meth:`_bind` derives from the state: views of its arrays
     _DERIVED = (
         "_hands_flat",
         "_played_flat",
@@ -207,14 +205,12 @@ class BatchEngine:
         "_won_flat",
         "_voids_flat",
         "_middle_flat",
-        "_draw_deals",
     )
 
     def __getstate__(self) -> dict[str, Any]:
         """For copies and pickles (a vector env is deep-copied or sent to a worker): the
         arrays, without what :meth:`_bind` derives. A copied view would be an array of
-        its own, so the engine's writes through it would miss the copy's state; and
-        a compiled kernel does not pickle."""
+        its own, so the engine's writes through it would miss the copy's state."""
         return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -222,8 +218,7 @@ class BatchEngine:
         self._bind()
 
     def _bind(self) -> None:
-        """The flat views of the state arrays (one-index scatters on the hot path) and
-        :func:`draw_deals`, compiled or not."""
+        """The flat views of the state arrays (one-index scatters on the hot path)."""
         self._hands_flat = self.hands.reshape(-1)
         self._played_flat = self.played2.reshape(-1)
         self._suitcnt_flat = self.suitcnt.reshape(-1)
@@ -236,15 +231,14 @@ class BatchEngine:
         self._won_flat = self.won.reshape(-1)
         self._voids_flat = self.voids2.reshape(-1)
         self._middle_flat = self.middle.reshape(-1)
-        self._draw_deals = kernels.jitted().draw_deals if self.kernel == "numba" else draw_deals
 
     # ------------------------------------------------------------------ chance
     def sample_deals(self, rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
         """``k`` deals: per game a uniformly drawn dealer (R1.10) then a deck from the one
         shuffle (:func:`~dehla_env.cards.shuffled_deck`), in the order the scalar env
         draws them, so game 0 of a fresh generator is dealt as ``raw_env`` deals it
-        (:func:`draw_deals`, compiled with ``kernel="numba"``)."""
-        return self._draw_deals(rng, k, self.n, self.deck_size)
+        (:func:`draw_deals`)."""
+        return draw_deals(rng, k, self.n, self.deck_size)
 
     def deal(self, g: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
         """Start a new hand in games ``g``: ``decks[i, p]`` goes to seat

@@ -61,11 +61,11 @@ the default): an observation or mask buffer is recycled only once nothing but th
 holds it (CPython reference count; a numpy view or ``torch.from_numpy`` counts as a
 holder). With ``copy=False`` the same buffers are always overwritten (copy what you keep).
 
-The observations and the deals are written a game at a time by the kernels of
-:mod:`dehla_env.vector.kernels`, plain Python that numba compiles where it is installed
-(the ``fast`` extra): ``kernel="numba"``, the default then, or ``kernel="python"``, the
-same arrays bit for bit, much slower (the env warns once when it runs so for want of
-numba). Numba compiles them on first use and caches them on disk.
+The observations and the deals are written a game at a time by compiled kernels
+(:func:`~dehla_env.vector.observe.observe_rows`, :func:`~dehla_env.vector.engine.draw_deals`):
+plain Python that numba compiles as it is, on first use, and caches on disk, so a user
+compiles once (``NUMBA_DISABLE_JIT=1`` runs them as Python, the same arrays bit for
+bit, for debugging).
 
 An action that is not an integer, or not legal, raises :class:`dehla_env.IllegalMoveError`
 naming the game, the seat, the move and the rule, and changes nothing (R5).
@@ -79,7 +79,6 @@ Version history
 from __future__ import annotations
 
 import sys
-import warnings
 from typing import Any
 
 import gymnasium
@@ -158,7 +157,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         first_dealer: int | None = None,
         obs_dtype: str | type = "float32",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        kernel: str | None = None,
         **options: Any,
     ) -> None:
         self.rules = rules_from(rules, options)
@@ -187,14 +185,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.first_dealer = first_dealer
         self._final_obs: bool | str | int = "actor"
         self.copy = copy
-        self.engine = BatchEngine(self.rules, N, kernel=kernel)
-        if kernel is None and self.engine.kernel == "python":
-            warnings.warn(
-                "vector_env runs its kernels as plain Python, numba is not installed: "
-                "pip install 'dehla[fast]' for the compiled ones (the same arrays, much faster)",
-                stacklevel=2,
-            )
-        self.observer = BatchObserver(self.engine, codes=dtype == np.uint8, kernel=self.engine.kernel)
+        self.engine = BatchEngine(self.rules, N)
+        self.observer = BatchObserver(self.engine, codes=dtype == np.uint8)
         self.num_players = n = self.rules.players
         self.num_actions = NUM_ACTIONS
         self.observation_size = D = self.observer.size
@@ -621,8 +613,7 @@ def vector_env(rules: str | Rules = "dehla", num_envs: int = 1, seed: int | None
     ``final_obs`` (``"actor"``, ``"all"``, a seat, False), ``copy`` (default True),
     ``obs_dtype`` (``"float32"``, or ``"uint8"`` codes: see :meth:`VectorEnv.float_view`),
     ``first_dealer`` (default: drawn per episode), ``episode`` (``"hand"`` only),
-    ``autoreset_mode``, ``kernel`` (``"numba"``, the compiled kernels, or ``"python"``;
-    by default numba where it is installed);
+    ``autoreset_mode``;
     anything else is a rule option (``trump="chosen"``, ``players=6`` ...).
     """
     return VectorEnv(rules, num_envs=num_envs, seed=seed, **options)

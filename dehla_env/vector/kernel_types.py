@@ -1,5 +1,5 @@
-"""What the batched engine's kernels (:mod:`dehla_env.vector.kernels`) take: named
-tuples that numba reads by field name, and Python too. Building them needs no numba.
+"""What the batched engine's compiled kernels take: named tuples that numba reads by
+field name, and Python too; and :data:`compiled`, the one way they are compiled.
 
 Numba's disk cache (``dehla_env/vector/__pycache__/*.nbi``) records these classes by
 module and name: moving or renaming one makes an old cache fail to load, so delete
@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import numba
 import numpy as np
+
+#: How the batched engine's kernels (:func:`~dehla_env.vector.observe.observe_rows`,
+#: :func:`~dehla_env.vector.engine.draw_deals`) are compiled: as they are, plain Python
+#: that numba compiles on first use and caches on disk (``__pycache__/*.nbi``, ``*.nbc``),
+#: so a user compiles once. ``NUMBA_DISABLE_JIT=1`` runs them as Python (debugging, and
+#: the tests that hold the compiled kernels to the Python ones).
+compiled = numba.njit(cache=True, nogil=True)
 
 
 class EngineArrays(NamedTuple):

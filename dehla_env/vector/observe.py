@@ -28,16 +28,19 @@ division is correctly rounded, so ``codes / scale`` is the float32 vector to the
 bit (checked by the tests). The vector env's episodes are single hands, so every code
 fits in a byte.
 
-The writer is plain Python that numba compiles where it is installed (the ``fast``
-extra; ``kernel="numba"``, the default then): the same code either way, and the same
-rows, bit for bit (``tests/test_vector_kernels.py``).
+The writer is plain Python that numba compiles as it is (``cache=True``: compiled
+once, on first use, and kept on disk). ``NUMBA_DISABLE_JIT=1`` runs it as Python for
+debugging; ``tests/test_vector_kernels.py`` holds the compiled rows to the Python
+ones, bit for bit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numba.extending import overload
 
 from ..cards import NUM_CARDS
 from ..encoding import NUM_BID_CHOICES, layout_for, match_codes, match_denominators
@@ -45,9 +48,8 @@ from ..engine.hand import FIRST_STAGE_CARDS
 from ..rules import Rules
 from ..scoring import FRESH_TALLY, NO_SIDE, HandOutcome, MatchTally, Pair, batch, score_match
 from ..seats import side_of
-from . import kernels
 from .engine import BID, DONE, PLAY, TRUMP, BatchEngine
-from .kernel_types import EngineArrays, RowLayout, RowTables, SeatRows
+from .kernel_types import EngineArrays, RowLayout, RowTables, SeatRows, compiled
 
 
 def trump_as_seen(engine: BatchEngine, g: np.ndarray | slice, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -112,7 +114,7 @@ def float_observations(codes: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 def _copy(dst: np.ndarray, at: int, src: np.ndarray, start: int, count: int) -> None:
     """``dst[at : at + count] = src[start : start + count]`` (1-D arrays). Compiled, a
-    loop over unsigned indices instead (:mod:`dehla_env.vector.jitted`)."""
+    loop over unsigned indices instead (:func:`_compiled_copy`)."""
     dst[at : at + count] = src[start : start + count]
 
 
@@ -121,12 +123,35 @@ def _fill(dst: np.ndarray, at: int, count: int) -> None:
     dst[at : at + count].fill(0)
 
 
+# The two copy helpers' compiled bodies (numba's ``overload``): a loop over unsigned
+# indices, which compiles to vector moves, where Python does a slice assignment. Numba's
+# disk cache is keyed on the writer's file, this one: a change here is a change of it.
+@overload(_copy, inline="always")
+def _compiled_copy(dst: np.ndarray, at: int, src: np.ndarray, start: int, count: int) -> Callable[..., None]:
+    def copy(dst: np.ndarray, at: int, src: np.ndarray, start: int, count: int) -> None:
+        d, s = np.uintp(at), np.uintp(start)  # unsigned: no negative-index check
+        for j in range(np.uintp(count)):
+            dst[d + j] = src[s + j]
+
+    return copy
+
+
+@overload(_fill, inline="always")
+def _compiled_fill(dst: np.ndarray, at: int, count: int) -> Callable[..., None]:
+    def fill(dst: np.ndarray, at: int, count: int) -> None:
+        d = np.uintp(at)
+        for j in range(np.uintp(count)):
+            dst[d + j] = 0
+
+    return fill
+
+
+@compiled
 def observe_rows(st: EngineArrays, lay: RowLayout, tables: RowTables, rows: SeatRows, out: np.ndarray) -> None:
     """**The batched writer**: row ``i`` of ``out`` is the observation of seat
     ``rows.seats[i]`` in game ``rows.games[i]`` but its match slice
     (:meth:`BatchObserver.observe` writes that), written in one pass. Plain Python that
-    numba compiles (:mod:`dehla_env.vector.jitted`): the same code either way, a row at a
-    time while it is in cache.
+    numba compiles as it is, a row at a time while it is in cache.
 
     ``st``: the engine's arrays; ``lay``: the slices' offsets and the ruleset's facts;
     ``tables``: the spans to zero and the fractions, in ``out``'s dtype.
@@ -208,11 +233,7 @@ def observe_rows(st: EngineArrays, lay: RowLayout, tables: RowTables, rows: Seat
 class BatchObserver:
     """Flat observations of a :class:`BatchEngine`'s games; see the module docstring."""
 
-    def __init__(self, engine: BatchEngine, codes: bool = False, kernel: str | None = None) -> None:
-        """``kernel``: ``"numba"`` (:func:`observe_rows` compiled) or ``"python"``
-        (:func:`observe_rows` as it is); by default the first where numba is installed
-        (:func:`~dehla_env.vector.kernels.check_kernel`). The rows are the same."""
-        self.kernel = kernels.check_kernel(kernel)
+    def __init__(self, engine: BatchEngine, codes: bool = False) -> None:
         self.engine = e = engine
         rules = self.rules = engine.rules
         n = self.n = engine.n
@@ -251,23 +272,19 @@ class BatchObserver:
         )
         self._bind()
 
-    #: what :meth:`_bind` derives from the engine: its arrays, and the writer
-    _DERIVED = ("_arrays", "_write")
-
     def __getstate__(self) -> dict[str, Any]:
         """For copies and pickles (with the engine, whose own copy this observer reads):
-        everything but what :meth:`_bind` makes again (the compiled writer does not
-        pickle, and copied arrays would be frozen copies instead of the engine's)."""
-        return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
+        everything but the engine's arrays, bound again on load (copied arrays would be
+        frozen copies instead of the engine's)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_arrays"}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._bind()
 
     def _bind(self) -> None:
-        """The engine's arrays the writer reads, and the writer (compiled or not)."""
+        """The engine's arrays the writer reads."""
         self._arrays = EngineArrays.of(self.engine)
-        self._write = kernels.jitted().observe_rows if self.kernel == "numba" else observe_rows
 
     def _table(self, den: int) -> np.ndarray:
         """``x / den`` for x = 0..den as the encoder rounds it, or x itself as a code."""
@@ -286,7 +303,7 @@ class BatchObserver:
         assert out.shape == (k, self.size) and out.flags.c_contiguous and out.dtype == self.dtype
         seats = np.ascontiguousarray(seats, dtype=np.int64)
         rows = SeatRows(idx, seats, *trump_as_seen(e, g, seats))
-        self._write(self._arrays, self.row_layout, self.tables, rows, out)
+        observe_rows(self._arrays, self.row_layout, self.tables, rows, out)
         self._write_match(out, idx, seats, e.phase[g])
         return out
 

@@ -311,13 +311,13 @@ function renderSeats(s) {
     if (seat.dealer) chips.push(el("span", { class: "chip dealer", title: "Dealer", text: "Dealer" }));
     if (seat.trump_maker && s.trump.state !== "drawn") chips.push(el("span", { class: "chip maker", title: "Made trump", text: s.trump.symbol ? `Trump ${s.trump.symbol}` : "Trump ?" }));
     if (seat.bid) chips.push(el("span", { class: "chip bid", text: seat.bid }));
-    if (seat.to_act) chips.push(el("span", { class: "chip turn", text: seat.role === "you" ? "Your turn" : "Thinking…" }));
-    const trickText = `${seat.tricks} trick${seat.tricks === 1 ? "" : "s"}`;
+    if (seat.to_act) chips.push(el("span", { class: "chip turn", text: seat.role === "you" ? "Your turn" : seat.agent === "person" ? "To play" : "Thinking…" }));
+    const trickText = plural(seat.tricks, "trick");
     if (seat.role === "you") chips.push(el("span", { class: "chip", title: "Tricks you won this hand", text: trickText }));
     const backs = seat.role === "you" ? null
       : el("div", { class: "backs", title: `${seat.cards} cards` },
         Array.from({ length: Math.min(seat.cards, 13) }, () => el("span", { class: "back", "aria-hidden": "true" })),
-        el("span", { class: "count", text: `${seat.cards ? seat.cards : "no cards"} · ${trickText}` }));
+        el("span", { class: "count", text: `${seat.cards ? plural(seat.cards, "card") : "no cards"} · ${trickText}` }));
     return el("div", {
       class: `seat place-${seat.place} ${us ? "we" : "they"}${seat.to_act ? " to-act" : ""}`,
       id: `seat-${seat.seat}`,
@@ -368,7 +368,7 @@ function renderPrompt(s) {
   let text = s.prompt;
   if (s.status === "hand-over" || s.status === "match-over") {
     const r = s.result;
-    if (r) text = r.hand_winner === null ? "Hand over: no winner." : r.hand_winner === s.side ? "Hand over: we win the hand." : "Hand over: they win the hand.";
+    if (r) text = r.hand_winner === null ? "Hand over: no winner." : `Hand over: ${sideName(s, r.hand_winner, "inline")} win the hand.`;
   }
   $("#prompt").textContent = text;
   $("#typed").textContent = app.typed ? `typed: ${app.typed}` : "";
@@ -417,22 +417,50 @@ function resultBox(s) {
   if (p.tens) bits.push(`tens ${r.tens[us]}-${r.tens[them]}`);
   if (p.points) bits.push(`points ${r.points[us]}-${r.points[them]}`);
   if (p.kots) bits.push(`kots ${r.kots[us]}-${r.kots[them]}`);
-  let headline, cls = "";
+  const watching = s.seat === null;
+  // who won the hand and by which rule (R1.6 at two tens each is not a win on tricks)
+  let hand = r.hand_winner === null ? `No winner this hand: ${r.why}.` : `${sideName(s, r.hand_winner)} win the hand: ${r.why}.`;
+  if (r.kot !== null) hand += ` A kot for ${sideName(s, r.kot, "object")}!`;
+  let headline = hand, cls = watching || r.hand_winner === null ? "" : r.hand_winner === us ? "win" : "loss";
   if (s.status === "match-over") {
+    cls = "";
     if (s.winner === "draw") headline = "The match is drawn.";
+    else if (watching) headline = `${sideName(s, s.winner)} win the match.`;
     else if (s.winner === us) { headline = "You win the match!"; cls = "win"; }
     else { headline = "They win the match."; cls = "loss"; }
-  } else if (r.hand_winner === null) headline = "No winner this hand.";
-  else if (r.hand_winner === us) { headline = "We win the hand."; cls = "win"; }
-  else { headline = "They win the hand."; cls = "loss"; }
-  if (r.kot !== null && s.status !== "match-over") headline += r.kot === us ? " A kot for us!" : " A kot for them.";
-  const details = `Us-them: ${bits.join(", ")}.` + (r.next_dealer !== null ? ` Next dealer: ${seatName(r.next_dealer)}.` : "");
+  }
+  const details = (s.status === "match-over" ? `${hand} ` : "")
+    + `${watching ? `${sideName(s, us)} against ${sideName(s, them, "object")}` : "Us-them"}: ${bits.join(", ")}.`
+    + (r.next_dealer !== null ? ` Next dealer: ${seatName(r.next_dealer)}.` : "");
   const button = s.status === "match-over"
     ? el("button", { type: "button", class: "primary", id: "btn-again", dataset: { key: "again" }, onclick: () => newGame() }, "New game")
     : el("button", { type: "button", class: "primary", id: "btn-next", dataset: { key: "next" }, onclick: () => dealNext() }, "Next hand (n)");
   const saved = s.record ? el("div", { class: "details", id: "record-path", text: `Saved: ${s.record}` }) : null;
   return el("div", { class: `result ${cls}`, id: "result" },
     el("div", {}, el("div", { class: "headline", text: headline }), el("div", { class: "details", text: details }), saved), button);
+}
+
+function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
+// a side as people read it: we/us/they/them at a seat, its seats for spectators and the host
+function sideName(s, side, form = "subject") { // subject: "We", inline: "we", object: "us"
+  if (s.seat === null) {
+    const seats = s.seats.filter((x) => x.side === side).map((x) => x.seat).join(" & ");
+    return `${form === "subject" ? "Seats" : "seats"} ${seats}`;
+  }
+  const ours = side === s.side;
+  return { subject: ours ? "We" : "They", inline: ours ? "we" : "they", object: ours ? "us" : "them" }[form];
+}
+
+function dealNote(s) {
+  // how fair the deal is: the server's commitment to its secret seed, or a chosen seed that makes it known
+  const d = s.deal;
+  if (!d) return null;
+  if (!d.commitment) return el("div", { class: "target", id: "deal-note", text: "Practice deal: it follows from the seed chosen for it, so whoever knows that seed knows every hand." });
+  return el("div", { class: "target deal-note", id: "deal-note" },
+    "Fair deal: before the first card the server committed to its secret seed, SHA-256 ", el("code", { id: "commitment", text: d.commitment }),
+    d.seed ? [". Revealed seed: ", el("code", { id: "revealed-seed", text: d.seed }), "; check the record with dehla-replay --check-seed."]
+      : ". The record reveals the seed when the game ends.");
 }
 
 function renderHand(s) {
@@ -478,23 +506,23 @@ function renderScore(s) {
   const us = s.side, them = 1 - s.side;
   const p = s.panels;
   const sc = s.score;
-  const seatsOf = (side) => s.seats.filter((x) => x.side === side).map((x) => x.seat).join(" & ");
+  const seatsOf = (side) => (s.seat === null ? sideName(s, side) : `${sideName(s, side)} (${s.seats.filter((x) => x.side === side).map((x) => x.seat).join(" & ")})`);
   const rows = [["Tricks", sc.tricks]];
   if (p.tens) rows.push(["Tens", sc.tens]);
   if (p.points) rows.push(["Points", sc.points]);
   if (p.kots) rows.push(["Kots", sc.kots]);
   const table = el("table", { class: "score-table", id: "score-table" },
-    el("tr", {}, el("th", { text: `Hand ${s.hand_no}` }), el("th", { class: "we", text: `We (${seatsOf(us)})` }), el("th", { class: "they", text: `They (${seatsOf(them)})` })),
+    el("tr", {}, el("th", { text: `Hand ${s.hand_no}` }), el("th", { class: "we", text: seatsOf(us) }), el("th", { class: "they", text: seatsOf(them) })),
     rows.map(([label, v]) => el("tr", { dataset: { row: label.toLowerCase() } }, el("td", { text: label }), el("td", { class: "we", text: String(v[us]) }), el("td", { class: "they", text: String(v[them]) }))));
   const extra = [];
-  if (p.streak && sc.streak) extra.push(`Streak: ${sc.streak[0] === us ? "we" : "they"} have won ${sc.streak[1]} in a row.`);
+  if (p.streak && sc.streak) extra.push(`Streak: ${sideName(s, sc.streak[0], "inline")} ${sc.streak[1] === 1 ? "won the last hand" : `have won ${sc.streak[1]} in a row`}.`);
   if (p.points && s.rules.name === "coat-pees") {
     const gap = sc.points[us] - sc.points[them];
-    extra.push(gap === 0 ? "Level." : gap > 0 ? `We lead by ${gap}.` : `We trail by ${-gap}.`);
+    extra.push(gap === 0 ? "Level." : gap > 0 ? `${sideName(s, us)} lead by ${gap}.` : `${sideName(s, us)} trail by ${-gap}.`);
   }
   $("#score").replaceChildren(el("h3", { text: "Score" }), table,
     ...extra.map((t) => el("div", { class: "target", text: t })), el("div", { class: "target", text: s.target }),
-    el("div", { class: "target", text: `Dealer: ${seatName(s.dealer)} · ${s.score.hands_completed} hand${s.score.hands_completed === 1 ? "" : "s"} played` }));
+    el("div", { class: "target", text: `Dealer: ${seatName(s.dealer)} · ${plural(s.score.hands_completed, "hand")} played` }), dealNote(s));
 }
 
 function renderTrump(s) {
@@ -561,7 +589,7 @@ function renderBids(s) {
     const c = s.contract;
     const side = s.seats[c.seat].side;
     const have = s.score.tricks[side];
-    contract = el("div", { class: "contract", id: "contract", text: `Contract: ${seatName(c.seat)}, ${c.tricks}${c.symbol} (${side === s.side ? "we" : "they"} have ${have} of ${c.tricks})` });
+    contract = el("div", { class: "contract", id: "contract", text: `Contract: ${seatName(c.seat)}, ${c.tricks}${c.symbol} (${sideName(s, side, "inline")} have ${have} of ${c.tricks})` });
   }
   box.replaceChildren(el("h3", { text: "Bidding" }),
     items.length ? el("ul", { class: "bid-list" }, items) : el("div", { class: "small", text: "No bids yet." }),

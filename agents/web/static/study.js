@@ -38,12 +38,41 @@ function show(s) {
 
 function cardLabel(c) { return `${c.rank}${c.symbol}`; }
 
+function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
+function scoreText(t, v) {
+  // us-them, the panels this ruleset has
+  const us = t.side, them = 1 - t.side;
+  const parts = [`tricks ${v.tricks[us]}-${v.tricks[them]}`];
+  if (t.panels.tens) parts.push(`tens ${v.tens[us]}-${v.tens[them]}`);
+  if (t.panels.points) parts.push(`points ${v.points[us]}-${v.points[them]}`);
+  if (t.panels.kots) parts.push(`kots ${v.kots[us]}-${v.kots[them]}`);
+  return `Us-them: ${parts.join(", ")}.`;
+}
+
+function trumpText(t) {
+  const tr = t.trump;
+  const maker = tr.maker !== null ? t.seats[tr.maker].name : null;
+  if (tr.state === "none") return "Trump: none yet.";
+  if (tr.state === "hidden") return `Trump: chosen in secret by ${maker}, not revealed yet.`;
+  if (tr.state === "secret") return `Trump: ${tr.symbol} ${tr.name}, your secret until you reveal it.`;
+  return `Trump: ${tr.symbol} ${tr.name}${tr.state === "drawn" ? " (drawn)" : maker ? `, made by ${maker}` : ""}.`;
+}
+
 function renderTable(t) {
   $("#prompt").textContent = t.prompt;
+  const r = t.result;
+  $("#result").hidden = !r;
+  if (r) {
+    const who = r.hand_winner === null ? "No winner this hand" : r.hand_winner === t.side ? "We win the hand" : "They win the hand";
+    $("#result").textContent = `${who}: ${r.why}.${r.kot !== null ? ` A kot for ${r.kot === t.side ? "us" : "them"}!` : ""} ${scoreText(t, r)}`;
+  }
+  $("#trump-line").textContent = trumpText(t);
+  $("#score-line").textContent = `Score this hand and match: ${scoreText(t, t.score)}`;
   $("#seats").replaceChildren(...t.seats.map((seat) => {
     const div = document.createElement("div");
     div.className = "seat" + (seat.to_act ? " to-act" : "");
-    div.textContent = `${seat.name} (${seat.role}${seat.dealer ? ", dealer" : ""}): ${seat.cards} cards, ${seat.tricks} tricks`;
+    div.textContent = `${seat.name} (${seat.role}${seat.dealer ? ", dealer" : ""}): ${plural(seat.cards, "card")}, ${plural(seat.tricks, "trick")}`;
     return div;
   }));
   $("#trick").textContent = t.trick.plays.map((p) => `${t.seats[p.seat].name}: ${cardLabel(p.card)}`).join("  ·  ") || "-";

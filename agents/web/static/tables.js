@@ -134,7 +134,8 @@ function cardsOnPage() {
 }
 
 function remember(s) {
-  tbl.seen.push({ version: s.version, hand: s.hand.map((c) => c.text), cards: cardsOnPage() });
+  const shown = document.getElementById("commitment"); // the deal's commitment, as this update showed it
+  tbl.seen.push({ version: s.version, hand: s.hand.map((c) => c.text), cards: cardsOnPage(), commitment: shown ? shown.textContent : null });
   if (tbl.seen.length > 2000) tbl.seen.shift();
 }
 
@@ -168,6 +169,12 @@ async function start() {
   $("#keys-close").addEventListener("click", () => toggleKeys(false));
   const m = location.pathname.match(/^\/tables\/([A-Za-z0-9_-]+)$/);
   const key = new URLSearchParams(location.hash.slice(1)).get("key");
+  let failed = null;
+  try {
+    app.meta = await api("GET", "/api/meta"); // the games' and options' names, as the solo page words them
+  } catch (e) {
+    failed = e;
+  }
   if (m && key) {
     tbl.id = m[1];
     tbl.key = key;
@@ -175,11 +182,9 @@ async function start() {
     connect();
     return;
   }
-  try {
-    app.meta = await api("GET", "/api/meta");
-  } catch (e) {
+  if (failed) {
     $("#setup").hidden = false;
-    $("#setup-error").textContent = `The server does not answer: ${e.message}`;
+    $("#setup-error").textContent = `The server does not answer: ${failed.message}`;
     return;
   }
   $("#f-rules").replaceChildren(...Object.entries(app.meta.rulesets).map(([name, r]) => el("option", { value: name, text: r.title })));
