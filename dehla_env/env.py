@@ -7,7 +7,7 @@ order enforced: :class:`SafeEnv`, the three wrappers in one layer);
 
 ====================  ==================================================================
 Import                ``from dehla_env import env, raw_env``
-Rulesets              ``dehla``, ``dehla-direct``, ``court-piece``, ``coat-pees`` (RULES.md)
+Rulesets              every preset of :data:`dehla_env.rules.PRESET_TABLE` (RULES.md)
 Agents                ``player_0`` .. ``player_3`` (``player_5`` with ``players=6``)
 Action space          ``Discrete(85)``: cards 0..51, trump suits 52..55, pass 56,
                       bids 57..84 (see :mod:`dehla_env.actions`)

@@ -16,9 +16,9 @@ option's string value.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypedDict
 
 
 class RulesError(ValueError):
@@ -336,9 +336,27 @@ def _check_value(name: str, key: str, spec: OptionSpec, value: Any) -> Any:
     return value
 
 
-def _dehla_facts(o: dict[str, Any]) -> dict[str, Any]:
+class Facts(TypedDict):
+    """The fact fields of :class:`Rules` a preset's options imply, all required (mypy)."""
+
+    trump_making: TrumpMaking
+    draw_if_no_void: bool
+    staged_deal: bool
+    has_middle: bool
+    hand_scoring: HandScoring
+    match_scoring: MatchScoring
+    tens_scoring: bool
+    round_tricks: int | None
+    kot_streak: int | None
+    kots_to_win: int | None
+    points_to_win: int | None
+    all_tens_kot: bool
+    packs: int
+
+
+def _dehla_facts(o: dict[str, Any]) -> Facts:
     """R1: the middle, tens, kots."""
-    return dict(
+    return Facts(
         trump_making=TrumpMaking(o["trump"]),
         draw_if_no_void=o["trump"] == "first-void",
         staged_deal=True,
@@ -355,11 +373,11 @@ def _dehla_facts(o: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _dehla_direct_facts(o: dict[str, Any]) -> dict[str, Any]:
+def _dehla_direct_facts(o: dict[str, Any]) -> Facts:
     """R2: tricks captured at once; tens, tricks or double sar; streak or points."""
     scoring = HandScoring(o["scoring"])
     streak = o["match"] == "streak"
-    return dict(
+    return Facts(
         trump_making=TrumpMaking(o["trump"]),
         draw_if_no_void=False,  # R2.4a: with 13 cards each someone is always void
         staged_deal=False,
@@ -376,9 +394,9 @@ def _dehla_direct_facts(o: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _court_piece_facts(o: dict[str, Any]) -> dict[str, Any]:
+def _court_piece_facts(o: dict[str, Any]) -> Facts:
     """R3: trump chosen from five cards, the first side to seven tricks."""
-    return dict(
+    return Facts(
         trump_making=TrumpMaking.CHOSEN,  # R3.1, as R1.4 chosen
         draw_if_no_void=False,
         staged_deal=True,
@@ -395,9 +413,9 @@ def _court_piece_facts(o: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _coat_pees_facts(o: dict[str, Any]) -> dict[str, Any]:
+def _coat_pees_facts(o: dict[str, Any]) -> Facts:
     """R4: bidding for the trump and the contract; the gap decides the match."""
-    return dict(
+    return Facts(
         trump_making=TrumpMaking.BIDDING,
         draw_if_no_void=False,
         staged_deal=True,
@@ -428,7 +446,7 @@ class Preset:
     gym_id: str  # the gymnasium id ``import agents`` registers
     description: str  # two plain sentences for a newcomer choosing a game
     options: dict[str, OptionSpec]  # the options it takes, with defaults and plain words
-    facts: Callable[[dict[str, Any]], dict[str, Any]]  # option values -> the typed facts of :class:`Rules`
+    facts: Callable[[dict[str, Any]], Facts]  # option values -> the typed facts of :class:`Rules`
 
 
 #: every ruleset, in the order menus show them
@@ -510,10 +528,7 @@ def make_rules(name: str = "dehla", options: Mapping[str, Any] | None = None, **
     if unknown:
         raise RulesError(f"{name}: unknown option(s) {', '.join(unknown)}; known: {', '.join(specs)}")
     values = {k: _check_value(name, k, spec, given.get(k, spec.default)) for k, spec in specs.items()}
-    base: dict[str, Any] = {"name": name, **values, **PRESET_TABLE[name].facts(values)}
-    base["options"] = tuple(sorted(values.items()))
-    field_names = {f.name for f in fields(Rules)}
-    return Rules(**{k: v for k, v in base.items() if k in field_names})
+    return Rules(name=name, options=tuple(sorted(values.items())), **values, **PRESET_TABLE[name].facts(values))
 
 
 def rules_from(rules: str | Rules, options: Mapping[str, Any]) -> Rules:

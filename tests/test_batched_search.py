@@ -16,7 +16,7 @@ from agents.bots.sampler import WorldSampler, match_for
 from agents.registry import make_agent
 from agents.search.batched import BatchedSearchAgent
 from agents.search.pimc import outcome_score, tricks_left
-from agents.search.solver import Solver, position_of, result_cuts, solvable
+from agents.search.solver import Solver, position_of, solvable
 from dehla_env import make_rules
 from dehla_env.cards import shuffled_deck
 from dehla_env.encoding import ObservationEncoder
@@ -115,7 +115,8 @@ def test_a_playout_scores_the_hand_the_reference_engine_plays_with_the_same_move
             hand.apply_action(int(actions[row]))
     for hand, score in zip(replicas, scores):
         assert hand.complete
-        assert score == pytest.approx(outcome_score(hand, 0, view.seat & 1, margin_weight=agent.margin))
+        expected = outcome_score(agent.objective, hand, 0, view.seat & 1, margin_weight=agent.margin)
+        assert score == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(
@@ -152,9 +153,10 @@ def test_a_playout_within_rdepth_tricks_of_the_end_scores_what_the_solver_gives(
             lo = hi = 0
         else:
             assert handed_to_solver(hand)
-            lo, hi = solver.interval(position_of(hand), result_cuts(hand))
+            lo, hi = solver.interval(position_of(hand), solver.objective.cuts(hand))
             solved += 1
-        assert score == pytest.approx(outcome_score(hand, lo, view.seat & 1, hi, margin_weight=agent.margin))
+        expected = outcome_score(agent.objective, hand, lo, view.seat & 1, hi, margin_weight=agent.margin)
+        assert score == pytest.approx(expected)
     if name != "court-piece":  # R3.3: a court-piece round may end before the solver is reached
         assert solved == len(states)
 

@@ -18,7 +18,7 @@ from dehla_env import MatchState, make_rules
 from dehla_env.cards import TEN_RANK, card_id, shuffled_deck
 from dehla_env.rules import Rules
 from dehla_env.view import PlayerView, view_of
-from tests.rulesets import RULESETS, ruleset_id
+from tests.rulesets import RULESETS, hidden_information, ruleset_id
 
 SMALL = "ismcts:iterations=12,depth=3,guide=0"  # UCB1
 GUIDED = "ismcts:iterations=12,depth=3"  # PUCT, guided by the rule playout (the default)
@@ -58,7 +58,7 @@ def test_the_same_seed_gives_the_same_moves(guide: float) -> None:
     assert [a.act(v) for v in views] == [b.act(v) for v in views]
 
 
-LEAK_RULESETS = [("dehla", {}), ("dehla-direct", {"trump": "closed"}), ("court-piece", {}), ("coat-pees", {})]
+LEAK_RULESETS = hidden_information()
 
 
 @pytest.mark.parametrize("name,options", LEAK_RULESETS, ids=[ruleset_id(c) for c in LEAK_RULESETS])

@@ -34,21 +34,12 @@ from dehla_env.cards import card_text, parse_card
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
 from tests.deals import deck_from_hands
+from tests.rulesets import short_matches
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# (ruleset, options making the match short, human seat)
-SHORT_MATCHES = [
-    ("dehla", {"kots": 1, "max_hands": 1}, 0),
-    ("dehla", {"trump": "chosen", "kots": 1, "max_hands": 2}, 1),
-    ("dehla-direct", {"trump": "closed", "max_hands": 1}, 2),
-    ("dehla-direct", {"trump": "named", "scoring": "double-sar", "max_hands": 1}, 3),
-    ("dehla-direct", {"trump": "open", "match": "points", "points": 1}, 0),
-    ("dehla-direct", {"players": 6, "max_hands": 1}, 5),
-    ("court-piece", {"points": 1}, 1),
-    ("coat-pees", {"gap": 1}, 0),
-    ("coat-pees", {"gap": 1}, 3),
-]
+# (ruleset, options making the match one hand, human seat): every ruleset
+SHORT_MATCHES = short_matches()
 
 
 class ScriptedPerson:
@@ -130,7 +121,7 @@ def test_whole_short_match_with_bad_input(name, options, seat):
             assert f"seat {s} [side {s % 2}]  " in text
 
 
-@pytest.mark.parametrize(("name", "options", "seat"), SHORT_MATCHES[:6] + SHORT_MATCHES[7:8])
+@pytest.mark.parametrize(("name", "options", "seat"), SHORT_MATCHES[::2])
 def test_typed_moves_in_lower_case(name, options, seat):
     game, person, out = make_game(name, options, seat, seed=4, style="text", bad_every=0)
     assert game.run() in (0, 1, "draw")

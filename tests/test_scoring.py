@@ -2,8 +2,8 @@
 
 Each rule is checked on one hand's numbers (Python ints); then the same functions are
 run on arrays of random inputs and must agree with the one-hand form row by row; then
-the solver's result code (``hand_winner``, ``result_cuts``, kept in the search's own
-units) is held to them on many positions.
+the search's objective (:mod:`agents.bots.objective`: its value, the winner of a value
+and the values where it changes) is held to them on many positions.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from dehla_env.scoring import (
     next_dealer,
     score_match,
 )
+from tests.rulesets import rules_of, with_options
 
 NONE = NO_SIDE
 
@@ -252,18 +253,23 @@ def test_a_drawn_match_reads_draw_in_text_and_json() -> None:
 
 
 # ---------------------------------------------------------------------- one hand, a batch
+#: every ruleset, and some again with matches short enough to end in a few hands
 VARIANTS = [
-    make_rules("dehla"),
-    make_rules("dehla", kots=1, max_hands=3),
-    make_rules("dehla-direct", streak=2, max_hands=4),
-    make_rules("dehla-direct", scoring="tricks", match="points", points=2, max_hands=3),
-    make_rules("dehla-direct", scoring="double-sar", streak=3),
-    make_rules("dehla-direct", scoring="double-sar", match="points", points=3),
-    make_rules("court-piece", points=3, max_hands=4),
-    make_rules("court-piece", defender_kot=True, points=2),
-    make_rules("coat-pees", gap=20, max_hands=3),
-    make_rules("coat-pees"),
+    rules_of(config)
+    for config in with_options(
+        {
+            "dehla": [{}, {"kots": 1, "max_hands": 3}],
+            "dehla-direct": [{"streak": 2, "max_hands": 4}],
+            "dehla-direct-scoring=tricks": [{"match": "points", "points": 2, "max_hands": 3}],
+            "dehla-direct-scoring=double-sar": [{"streak": 3}, {"match": "points", "points": 3}],
+            "court-piece": [{"points": 3, "max_hands": 4}],
+            "court-piece-defender_kot=True": [{"points": 2}],
+            "coat-pees": [{}, {"gap": 20, "max_hands": 3}],
+        }
+    )
 ]
+#: the rulesets the search plays (four players)
+FOUR = [rules for rules in VARIANTS if rules.players == 4]
 
 
 def _random_hands(rules: Rules, rng: np.random.Generator, k: int) -> dict[str, np.ndarray]:
@@ -381,25 +387,16 @@ def test_the_fresh_tally_is_a_match_before_its_first_hand() -> None:
     assert seen == FRESH_TALLY[:6] and match.winner is None and FRESH_TALLY.winner == NO_SIDE
 
 
-# ---------------------------------------------------------------------- the solver's copy
-def _future_range(t: Any) -> int:
-    """The largest future value side 0 can still gain (the solver's units)."""
-    from agents.search.solver import M_COURT, M_DEHLA, M_POINTS, M_TENS, objective_mode
+# ---------------------------------------------------------------------- the search's objective
+@pytest.mark.parametrize("rules", FOUR, ids=str)
+def test_the_objective_result_is_monotone_and_changes_at_its_cuts(rules: Rules) -> None:
+    """As side 0's value grows its result never gets worse (no winner is between a
+    loss and a win), so the search's best value is its best result; the cuts are
+    exactly the values where the result changes."""
+    from agents.bots.objective import SettledTally, objective
 
-    mode = objective_mode(t.rules)
-    if mode in (M_DEHLA, M_TENS):
-        return 4 - t.tens[0] - t.tens[1]
-    if mode == M_POINTS:
-        return 56 - t.cards_won[0] - t.tens[0] - t.cards_won[1] - t.tens[1]
-    if mode == M_COURT:
-        return 7 - t.tricks[0]
-    return 13 - t.tricks[0] - t.tricks[1]
-
-
-@pytest.mark.parametrize("rules", VARIANTS, ids=str)
-def test_the_solver_result_cuts_are_where_the_hand_winner_changes(rules: Rules) -> None:
-    from agents.search.solver import SettledTally, hand_winner, result_cuts
-
+    goal = objective(rules)
+    order = {1: 0, None: 1, 0: 2}  # side 0's view of a result
     rng = np.random.default_rng(3)
     for _ in range(300):
         done = int(rng.integers(0, 14))
@@ -410,30 +407,22 @@ def test_the_solver_result_cuts_are_where_the_hand_winner_changes(rules: Rules) 
         ten_count = int(rng.integers(0, 5))
         ten0 = int(rng.integers(0, ten_count + 1))
         tens = (ten0, ten_count - ten0)
-        cards = (4 * tricks[0], 4 * tricks[1])
         contract = (int(rng.integers(0, 4)), int(rng.integers(7, 14)), 0)
-        t = SettledTally(rules, int(rng.integers(0, 4)), tricks, tens, cards, contract)
-        cuts = set(result_cuts(t))
-        for f in range(1, _future_range(t) + 1):
-            changes = hand_winner(t, f) != hand_winner(t, f - 1)
-            assert changes == (f in cuts), (t, f, sorted(cuts))
+        t = SettledTally(rules, int(rng.integers(0, 4)), tricks, tens, contract)
+        cuts = set(goal.cuts(t))
+        for f in range(1, goal.top - goal.value(t) + 1):
+            before, after = goal.winner(t, f - 1), goal.winner(t, f)
+            assert order[before] <= order[after], (t, f)
+            assert (before != after) == (f in cuts), (t, f, sorted(cuts))
 
 
-@pytest.mark.parametrize("rules", VARIANTS, ids=str)
-def test_the_solver_hand_winner_is_the_engine_result_from_any_point_of_a_played_hand(rules: Rules) -> None:
-    """From each trick boundary of random hands, side 0's future gain in the solver's
-    units (tens, points or tricks) makes the solver's ``hand_winner`` the hand's result."""
-    from agents.search.solver import M_DEHLA, M_POINTS, M_TENS, hand_winner, objective_mode
+@pytest.mark.parametrize("rules", FOUR, ids=str)
+def test_the_objective_winner_is_the_engine_result_from_any_point_of_a_played_hand(rules: Rules) -> None:
+    """From each trick boundary of random hands, side 0's future gain in the objective's
+    units (tens, points or tricks) gives the hand's result by the engine's own rule."""
+    from agents.bots.objective import objective
 
-    mode = objective_mode(rules)
-
-    def units(h: Any) -> int:
-        if mode in (M_DEHLA, M_TENS):
-            return int(h.tens[0])
-        if mode == M_POINTS:
-            return int(h.cards_won[0] + h.tens[0])
-        return int(h.tricks[0])
-
+    goal = objective(rules)
     rng = np.random.default_rng(4)
     for _ in range(25):
         match = MatchState(rules, int(rng.integers(4)))
@@ -449,6 +438,6 @@ def test_the_solver_hand_winner_is_the_engine_result_from_any_point_of_a_played_
             match.apply_action(acts[int(rng.integers(len(acts)))])
         final = match.hand
         result = final.result()
-        assert hand_winner(final, 0) == result.winner
+        assert goal.winner(final, 0) == result.winner
         for before in points:
-            assert hand_winner(before, units(final) - units(before)) == result.winner
+            assert goal.winner(before, goal.value(final) - goal.value(before)) == result.winner

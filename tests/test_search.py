@@ -16,7 +16,7 @@ from dehla_env.cards import shuffled_deck
 from dehla_env.engine import Phase
 from dehla_env.view import view_of
 from tests.helpers import card_decisions
-from tests.rulesets import RULESETS, ruleset_id
+from tests.rulesets import RULESETS, hidden_information, ruleset_id
 
 ALL_RULESETS = RULESETS
 IDS = [ruleset_id(c) for c in ALL_RULESETS]
@@ -32,10 +32,10 @@ def test_plays_legal_moves_in_every_ruleset(name: str, options: dict) -> None:
     assert play_hand(rules, deck, 1, seats, np.random.default_rng(0)).hand.complete
 
 
-LEAK_RULESETS = [("dehla", {}), ("dehla-direct", {"trump": "closed"}), ("court-piece", {}), ("coat-pees", {})]
+LEAK_RULESETS = hidden_information()
 
 
-@pytest.mark.parametrize("name,options", LEAK_RULESETS, ids=[n + "-" + "-".join(o.values()) for n, o in LEAK_RULESETS])
+@pytest.mark.parametrize("name,options", LEAK_RULESETS, ids=[ruleset_id(c) for c in LEAK_RULESETS])
 def test_same_decisions_when_hidden_cards_are_redealt(name: str, options: dict) -> None:
     """Re-deal the cards the seat cannot see (other hands, the undealt stock, a hidden
     closed trump) consistently with its view: the seat's view is unchanged and the bot,

@@ -1,8 +1,11 @@
 """The open-hands solver (agents/search/solver.py) against plain minimax over the engine.
 
 The reference is the engine itself: ``HandState.clone()`` / ``apply_action`` over every
-legal card, the hand's own tallies at the end (R1.5 middle and takes, R2.3 capture,
-R2.5 points, R3.3 the round stopping at seven, R4.3 all thirteen). Positions are small
+legal card, to the hand's own result at the end (``HandState.result``: R1.6, R2.5,
+R3.3, R4.4), which the solver's values must predict through the objective
+(:mod:`agents.bots.objective`); and the hand's own tallies (R1.5 middle and takes, R2.3
+capture, R2.5 points, R3.3 the round stopping at seven, R4.3 all thirteen) counted as
+the objective counts them, which the solver's values must equal. Positions are small
 random endings (one to four tricks left, any point inside a trick) of hands played
 with random legal cards, in every ruleset.
 """
@@ -16,18 +19,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.search.solver import (
-    M_DEHLA,
-    M_POINTS,
-    M_TENS,
-    Solver,
-    _canon_code,
-    hand_winner,
-    objective_mode,
-    position_of,
-    result_cuts,
-    solvable,
-)
+from agents.bots.objective import objective
+from agents.search.solver import Solver, _canon_code, position_of, solvable
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import TEN_RANK
 from dehla_env.engine import HandState, Phase
@@ -39,20 +32,21 @@ RULESETS = FOUR_PLAYER
 
 
 def tally(hand: HandState) -> int:
-    """Side 0's tally so far in the solver's units."""
-    mode = objective_mode(hand.rules)
-    if mode in (M_DEHLA, M_TENS):
-        return hand.tens[0]
-    if mode == M_POINTS:
-        return hand.card_points()[0]
-    return hand.tricks[0]
+    """Side 0's value so far as the objective counts it."""
+    return objective(hand.rules).value(hand)
 
 
-def brute(hand: HandState, memo: dict) -> int:
-    """Side 0's final tally under best play by both sides (plain minimax, memoised on
-    the engine's state)."""
+def rank(winner: int | None) -> int:
+    """A hand's result as side 0 orders it: 2 it wins, 1 no winner, 0 side 1 wins."""
+    return 1 if winner is None else 2 - 2 * winner
+
+
+def brute(hand: HandState, memo: dict) -> tuple[int, int]:
+    """Under best play by both sides (plain minimax, memoised on the engine's state):
+    side 0's final value as the objective counts it, and the hand's result by the
+    engine's own rule (:func:`rank` of ``HandState.result``), each minimaxed on its own."""
     if hand.phase == Phase.DONE:
-        return tally(hand)
+        return tally(hand), rank(hand.result().winner)
     key = (
         tuple(hand.hands),
         tuple(hand.trick_cards),
@@ -61,16 +55,18 @@ def brute(hand: HandState, memo: dict) -> int:
         hand.middle_tens,
         hand.last_winner,
         tuple(hand.tricks),
+        tuple(hand.tens),
         tally(hand),
     )
     if key in memo:
         return memo[key]
-    vals = []
+    children = []
     for a in hand.legal_actions():
         child = hand.clone()
         child.apply_action(a)
-        vals.append(brute(child, memo))
-    v = max(vals) if hand.to_act % 2 == 0 else min(vals)
+        children.append(brute(child, memo))
+    best = max if hand.to_act % 2 == 0 else min
+    v = (best(c[0] for c in children), best(c[1] for c in children))
     memo[key] = v
     return v
 
@@ -98,6 +94,7 @@ def test_solver_matches_brute_force(name: str, options: dict) -> None:
     rules = make_rules(name, **options)
     rng = np.random.default_rng(zlib.crc32(repr((name, sorted(options.items()))).encode()))
     solver = Solver(rules)
+    goal = solver.objective
     # two and three tricks left anywhere in a trick; one four-trick ending at a lead
     plan = [(2 + i % 2, int(rng.integers(4))) for i in range(10)] + [(4, 0)]
     for left, in_trick in plan:
@@ -105,19 +102,23 @@ def test_solver_matches_brute_force(name: str, options: dict) -> None:
         pos = position_of(hand)
         base = tally(hand)
         memo: dict = {}
-        assert solver.value(pos) == brute(hand, memo) - base
+        value, result = brute(hand, memo)
+        assert solver.value(pos) == value - base
+        assert rank(goal.winner(hand, value - base)) == result, hand.history  # the engine's result
         values = solver.move_values(pos)
         assert sorted(values) == hand.legal_actions()
         for card, v in values.items():
             child = hand.clone()
             child.apply_action(card)
-            assert v == brute(child, memo) - base, (card, hand.history)
+            value, result = brute(child, memo)
+            assert v == value - base, (card, hand.history)
+            assert rank(goal.winner(hand, v)) == result, (card, hand.history)
         # result intervals: they hold the value and no result cut splits them
-        cuts = result_cuts(hand)
+        cuts = goal.cuts(hand)
         exact = solver.value(pos)
         lo, hi = solver.interval(pos, cuts)
         assert lo <= exact <= hi and not any(lo < t <= hi for t in cuts)
-        assert hand_winner(hand, lo) == hand_winner(hand, hi) == hand_winner(hand, exact)
+        assert goal.winner(hand, lo) == goal.winner(hand, hi) == goal.winner(hand, exact)
         for card, (lo, hi) in solver.move_intervals(pos, cuts).items():
             assert lo <= values[card] <= hi and not any(lo < t <= hi for t in cuts)
 
@@ -151,26 +152,26 @@ def test_first_void_trump_still_to_make() -> None:
         pos = position_of(hand)
         assert pos.trump_pending == (hand.trump_suit < 0)
         memo: dict = {}
-        assert solver.value(pos) == brute(hand, memo) - tally(hand)
+        assert solver.value(pos) == brute(hand, memo)[0] - tally(hand)
         for card, v in solver.move_values(pos).items():
             child = hand.clone()
             child.apply_action(card)
-            assert v == brute(child, memo) - tally(hand)
+            assert v == brute(child, memo)[0] - tally(hand)
         if in_trick < 3:
             hand.apply_action(hand.legal_actions()[0])
 
 
-@pytest.mark.parametrize("name", ["dehla", "dehla-direct", "court-piece", "coat-pees"])
-def test_best_line_reaches_the_solved_result(name: str) -> None:
+@pytest.mark.parametrize("name,options", RULESETS, ids=[ruleset_id(c) for c in RULESETS])
+def test_best_line_reaches_the_solved_result(name: str, options: dict) -> None:
     """Playing the solver's best card for every seat ends the hand with the result the
     value predicted (R1.6 with 2-2 to the non-dealer, R2.5, R3.3, R4.4)."""
-    rules = make_rules(name)
+    rules = make_rules(name, **options)
     rng = np.random.default_rng(5)
     solver = Solver(rules)
     for _ in range(6):
         hand = random_ending(rules, rng, 5, 0)
         value = solver.value(position_of(hand))
-        predicted = hand_winner(hand, value)
+        predicted = solver.objective.winner(hand, value)
         start = tally(hand)
         play = hand.clone()
         while play.phase != Phase.DONE:
@@ -185,14 +186,15 @@ def test_best_line_reaches_the_solved_result(name: str) -> None:
 
 
 def test_two_two_goes_to_the_non_dealer() -> None:
-    """R1.6: hand_winner maps a 2-2 split to the side that did not deal."""
+    """R1.6: the objective maps a 2-2 split to the side that did not deal."""
     rules = make_rules("dehla")
+    goal = objective(rules)
     for dealer in range(4):
         hand = HandState(rules, dealer)
         hand.tens = [1, 1]
-        assert hand_winner(hand, 1) == 1 - dealer % 2
-        assert hand_winner(hand, 2) == 0
-        assert hand_winner(hand, 0) == 1
+        assert goal.winner(hand, 1) == 1 - dealer % 2
+        assert goal.winner(hand, 2) == 0
+        assert goal.winner(hand, 0) == 1
 
 
 def test_unsolvable_positions_are_refused() -> None:

@@ -58,14 +58,17 @@ def test_batched_engine_positions_are_the_rule() -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.permutations(range(NUM_CARDS)), st.integers(-1, 3), st.integers(0, 3))
 def test_the_solvers_last_trick_is_the_rule(deck: list[int], trump: int, leader: int) -> None:
-    from agents.search.solver import M_TRICKS, _last_trick
+    from agents.bots.objective import objective
+    from agents.search.solver import _last_trick
+    from dehla_env import make_rules
 
     cards = deck[:4]  # by seat
     hands = [1 << c for c in cards]
     order = [(leader + k) % 4 for k in range(4)]
     winner = order[trick_winner([cards[s] for s in order], trump)]
-    # M_TRICKS: the value is side 0's tricks from here: 1 if side 0 wins the trick
-    assert _last_trick(M_TRICKS, leader, hands, trump, False, 0) == (1 if winner % 2 == 0 else 0)
+    # counting tricks (R4.4): the value is side 0's tricks from here: 1 if side 0 wins the trick
+    resolve = objective(make_rules("coat-pees")).resolver()
+    assert _last_trick(resolve, leader, hands, trump, False, 0) == (1 if winner % 2 == 0 else 0)
 
 
 def test_card_features_beats_is_the_rule() -> None:

@@ -34,6 +34,7 @@ from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import view_of
 from tests.batched_replay import replay_records
 from tests.conformance import conformance_sets, normalise
+from tests.rulesets import with_options
 
 
 class _ScriptedEnv(raw_env):
@@ -213,28 +214,26 @@ def run_equivalence(
     return {"decisions": decisions, "hands": finished, "draws": draws}
 
 
-CONFIGS: list[tuple[str, dict[str, Any]]] = [
-    ("dehla", {}),
-    ("dehla", {"trump": "chosen"}),
-    ("dehla", {"reward": "tens", "kots": 1}),
-    ("dehla", {"trump": "chosen", "reward": "tricks", "max_hands": 1}),
-    ("dehla-direct", {}),
-    ("dehla-direct", {"trump": "open", "match": "points", "points": 1}),
-    ("dehla-direct", {"trump": "closed", "reward": "tens"}),
-    ("dehla-direct", {"trump": "named", "scoring": "double-sar", "streak": 1}),
-    ("dehla-direct", {"scoring": "tricks", "reward": "tricks", "max_hands": 1}),
-    ("court-piece", {}),
-    ("court-piece", {"defender_kot": True, "reward": "points", "points": 2}),
-    ("coat-pees", {}),
-    ("coat-pees", {"reward": "points", "gap": 8, "max_hands": 1}),
-]
-SIX = [
-    ("dehla-direct", {"players": 6}),
-    ("dehla-direct", {"players": 6, "trump": "closed", "scoring": "double-sar"}),
-    ("dehla-direct", {"players": 6, "trump": "open", "scoring": "tricks"}),
-]
-#: the default checks: the main configuration of each ruleset gets the most hands
-MAIN = {0: 600, 1: 600, 4: 400, 9: 400, 11: 400}
+#: every entry of tests/rulesets.py, some with env options (reward) or match options added
+ALL = with_options(
+    {
+        "dehla": [{}, {"reward": "tens", "kots": 1}],
+        "dehla-trump=chosen": [{}, {"reward": "tricks", "max_hands": 1}],
+        "dehla-direct-trump=open": [{"match": "points", "points": 1}],
+        "dehla-direct-trump=closed": [{"reward": "tens"}],
+        "dehla-direct-trump=named": [{"scoring": "double-sar", "streak": 1}],
+        "dehla-direct-scoring=tricks": [{"reward": "tricks", "max_hands": 1}],
+        "dehla-direct-players=6": [
+            {},
+            {"trump": "closed", "scoring": "double-sar"},
+            {"trump": "open", "scoring": "tricks"},
+        ],
+        "court-piece-defender_kot=True": [{"reward": "points", "points": 2}],
+        "coat-pees": [{}, {"reward": "points", "gap": 8, "max_hands": 1}],
+    }
+)
+CONFIGS = [c for c in ALL if c[1].get("players", 4) == 4]
+SIX = [c for c in ALL if c[1].get("players", 4) == 6]
 
 
 def _id(cfg: tuple[str, dict[str, Any]]) -> str:
@@ -242,10 +241,16 @@ def _id(cfg: tuple[str, dict[str, Any]]) -> str:
     return name + "".join(f"-{k}={v}" for k, v in opts.items())
 
 
+#: the default checks: the main configuration of each ruleset gets the most hands
+MAIN = {"dehla": 600, "dehla-trump=chosen": 600, "dehla-direct": 400, "court-piece": 400, "coat-pees": 400}
+#: one configuration of each preset, for the slower variants of the check
+ONE_EACH = [c for c in CONFIGS if _id(c) in MAIN]
+
+
 @pytest.mark.parametrize("index", range(len(CONFIGS)), ids=[_id(c) for c in CONFIGS])
 def test_vector_env_matches_reference_env(index: int) -> None:
     name, opts = CONFIGS[index]
-    run_equivalence(name, dict(opts), episodes=MAIN.get(index, 120), seed=index)
+    run_equivalence(name, dict(opts), episodes=MAIN.get(_id(CONFIGS[index]), 120), seed=index)
 
 
 @pytest.mark.parametrize("index", range(0, len(CONFIGS), 2), ids=[_id(CONFIGS[i]) for i in range(0, len(CONFIGS), 2)])
@@ -275,7 +280,7 @@ def test_r14_draw_hands_match_reference_env(trump: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cfg", CONFIGS + SIX, ids=[_id(c) for c in CONFIGS + SIX])
+@pytest.mark.parametrize("cfg", ALL, ids=[_id(c) for c in ALL])
 def test_vector_env_matches_reference_env_thousands(cfg: tuple[str, dict[str, Any]]) -> None:
     name, opts = cfg
     run_equivalence(name, dict(opts), episodes=3000, num_envs=256, seed=11, all_seats_every=3)

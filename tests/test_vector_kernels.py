@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_vector_equivalence import CONFIGS, SIX, _id, run_equivalence
+from test_vector_equivalence import ALL, ONE_EACH, _id, run_equivalence
 
 from dehla_env import make_rules
 from dehla_env.cards import shuffled_deck
@@ -45,7 +45,7 @@ def _rows(observer: BatchObserver, games: np.ndarray, seats: np.ndarray, python:
         return observer.observe(games, seats)
 
 
-@pytest.mark.parametrize("cfg", CONFIGS + SIX, ids=[_id(c) for c in CONFIGS + SIX])
+@pytest.mark.parametrize("cfg", ALL, ids=[_id(c) for c in ALL])
 @pytest.mark.parametrize("codes", [False, True], ids=["float32", "uint8"])
 def test_compiled_rows_are_the_plain_python_rows_for_every_seat(cfg: tuple[str, dict[str, Any]], codes: bool) -> None:
     name, opts = cfg
@@ -102,13 +102,15 @@ def test_the_deals_compiled_or_not_are_the_one_shuffles_deals(rules: str) -> Non
     assert [deck.tolist() for deck in decks] == [deck for _, deck in expected]
 
 
-@pytest.mark.parametrize("index", [0, 1, 6, 9, 11], ids=[_id(CONFIGS[i]) for i in [0, 1, 6, 9, 11]])
+@pytest.mark.parametrize("cfg", ONE_EACH, ids=[_id(c) for c in ONE_EACH])
 @pytest.mark.parametrize("obs_dtype", ["float32", "uint8"])
 @pytest.mark.usefixtures("plain_python")
-def test_vector_env_on_the_plain_python_kernels_matches_the_reference_env(index: int, obs_dtype: str) -> None:
+def test_vector_env_on_the_plain_python_kernels_matches_the_reference_env(
+    cfg: tuple[str, dict[str, Any]], obs_dtype: str
+) -> None:
     """The equivalence tests run compiled; these runs, uncompiled."""
-    name, opts = CONFIGS[index]
-    run_equivalence(name, dict(opts), episodes=40, seed=index, obs_dtype=obs_dtype)
+    name, opts = cfg
+    run_equivalence(name, dict(opts), episodes=40, seed=ONE_EACH.index(cfg), obs_dtype=obs_dtype)
 
 
 def test_numbas_own_switch_runs_the_kernels_as_python_with_the_same_observations() -> None:

@@ -32,22 +32,14 @@ from dehla_env.actions import action_text  # noqa: E402
 from dehla_env.cards import card_text  # noqa: E402
 from dehla_env.rules import PRESETS, make_rules  # noqa: E402
 from tests.deals import deck_from_hands  # noqa: E402
+from tests.rulesets import short_matches  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCAL = "http://127.0.0.1"  # the server answers only to its own names (agents.web.guard)
 UNLIMITED: dict[str, Any] = {"requests_per_second": None, "creates_per_minute": None, "games_per_client": 1000}
 
-# (ruleset, options that keep the match short, person's seat)
-SHORT_MATCHES = [
-    ("dehla", {"kots": 1, "max_hands": 2}, 0),
-    ("dehla", {"trump": "chosen", "max_hands": 1}, 1),
-    ("dehla-direct", {"trump": "closed", "max_hands": 2}, 2),
-    ("dehla-direct", {"trump": "named", "scoring": "double-sar", "max_hands": 1}, 3),
-    ("dehla-direct", {"trump": "open", "match": "points", "points": 1}, 0),
-    ("dehla-direct", {"players": 6, "max_hands": 1}, 5),
-    ("court-piece", {"points": 1}, 1),
-    ("coat-pees", {"gap": 1}, 0),
-]
+# (ruleset, options that make the match one hand, person's seat): every ruleset
+SHORT_MATCHES = short_matches()
 
 
 @pytest.fixture
@@ -146,6 +138,10 @@ def test_meta_offers_every_ruleset_option_and_agent(client: Any) -> None:
     assert (
         chosen["default_bot"] == chosen["bots"][0]["spec"] == "policy:dehla-chosen" and ratings == sorted(ratings)[::-1]
     )
+    # the set-up form's "rules" link leads to each ruleset's part of the rule book page
+    page = client.get("/rules").text
+    assert all(f'id="{r["section"]}"' in page for r in meta["rulesets"].values())
+    assert meta["rulesets"]["court-piece"]["section"] == "r3"
 
 
 @pytest.mark.parametrize(

@@ -27,15 +27,15 @@ The bots read only the seat's :class:`~dehla_env.view.PlayerView`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import assert_never
 
 from agents.base import Agent
 from agents.bots.knowledge import Knowledge, tens_in
+from agents.bots.objective import trick_stake
 from agents.bots.sampler import WorldSampler
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_action
 from dehla_env.cards import TEN_RANK, cards_of_suit, rank_of, suit_of
 from dehla_env.engine import Phase
-from dehla_env.rules import HandScoring, Rules, TrumpMaking
+from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.seats import side_of
 from dehla_env.tricks import beats, trick_winner
 from dehla_env.view import PlayerView
@@ -170,35 +170,18 @@ class HardAgent(HeuristicAgent):
     bid_margin = 0.9
     defer_to_partner = True
     # weights of the expected-value model (tuned with the arena, dehla default rules)
-    trick_base = 0.0  # worth of winning any trick (tempo, the lead, a pair threat)
     threat_share = 0.5  # share of the pile a new pair threat is worth
     fight = 0.4  # extra loss when the other side's last winner would win again
     cost_scale = 2.0  # weight of the future value of the card spent
 
     # ------------------------------------------------------------------ values
     def _stake(self, view: PlayerView, know: Knowledge, extra_tens: int, winner: int, us: bool) -> float:
-        """What winning this trick is worth to the winner's side, in tens (or tricks)."""
+        """What winning this trick is worth to the winner's side (:func:`trick_stake`); a
+        new pair threat (R1.5) of ours is worth our chance to win the next lead."""
         rules = view.rules
-        trick_tens = tens_in(know.trick_cards) + extra_tens
-        scoring = rules.hand_scoring
-        if rules.has_middle:
-            pile = view.middle_tens + trick_tens
-            last = view.num_tricks_done + 1 == rules.num_tricks
-            if last or view.last_winner == winner:
-                return self.trick_base + pile  # R1.5: this trick takes the middle
-            # A new pair threat: the winner leads the next trick and takes the pile if
-            # it wins that one too. Our own chance we can judge from our cards.
-            share = self._lead_win_chance(know) if winner == know.seat else self.threat_share
-            return self.trick_base + share * (pile + 0.5)
-        match scoring:
-            case HandScoring.DOUBLE_SAR:
-                return (rules.players + trick_tens) / 4.0
-            case HandScoring.TENS | HandScoring.DEHLA_TENS:  # R2.5 tens (R1 always has the middle, above)
-                return 0.25 + trick_tens
-            case HandScoring.TRICKS | HandScoring.FIRST_TO_SEVEN | HandScoring.CONTRACT:
-                return 1.0  # tricks (R2.5 tricks, R3.3, R4.4)
-            case _:
-                assert_never(scoring)
+        takes = view.num_tricks_done + 1 == rules.num_tricks or view.last_winner == winner
+        threat = (lambda: self._lead_win_chance(know)) if winner == know.seat else (lambda: self.threat_share)
+        return trick_stake(rules, tens_in(know.trick_cards) + extra_tens, view.middle_tens, takes, threat)
 
     def _lead_win_chance(self, know: Knowledge) -> float:
         """Chance that we win the next trick when we lead it: our surest winner."""

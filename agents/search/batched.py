@@ -10,21 +10,21 @@ played to the end of the hand in lockstep by a *batched* playout policy: the
 ``cardsense`` bot or a trained network (``policy:NAME``), which then makes one forward
 pass per step for the whole batch instead of one per seat and world.
 
-What is kept from the scalar search: the action groups (cards equivalent in every
-world are scored once), the exact solver when the decision itself is at most
-``depth`` tricks from the end (the solver is then cheaper than any playout), the score
-(win 1, no winner 0.5, loss 0, plus ``margin`` times the side's margin,
-:func:`agents.search.pimc.side0_margin`) and the choice with its tie-breaks. What differs: the playouts play every seat
-from that seat's own observation (information-fair, where the scalar ``rule`` playout
-sees the whole world), and there is no time budget. By default every action is scored
-on every world in one batch; with ``prune`` the worlds come in three batches (a quarter,
-a quarter, a half of ``k``) and the moves clearly behind after each are dropped, by the
-scalar search's successive elimination rule (:func:`agents.search.pimc.eliminate`), so the
-later worlds go to the close candidates. By default the playouts run to the end of the hand; with
-``rdepth`` (``rollout_depth``) a game that reaches a trick boundary with at most
-``rdepth`` tricks left is taken off the batch and its ending solved exactly (the scalar
-search's playouts end the same way), so the network plays the middle of the hand and
-the solver its end.
+What is kept from the scalar search: the action groups (cards equivalent in every world
+are scored once), the exact solver when the decision itself is at most ``depth`` tricks
+from the end (the solver is then cheaper than any playout), the score (win 1, no winner
+0.5, loss 0, plus ``margin`` times the side's margin,
+:meth:`agents.bots.objective.Objective.margin`) and the choice with its tie-breaks. What
+differs: the playouts play every seat from that seat's own observation
+(information-fair, where the scalar ``rule`` playout sees the whole world), and there is
+no time budget. By default every action is scored on every world in one batch; with
+``prune`` the worlds come in three batches (a quarter, a quarter, a half of ``k``) and
+the moves clearly behind after each are dropped, by the scalar search's successive
+elimination rule (:func:`agents.search.pimc.eliminate`), so the later worlds go to the
+close candidates. By default the playouts run to the end of the hand; with ``rdepth``
+(``rollout_depth``) a game that reaches a trick boundary with at most ``rdepth`` tricks
+left is taken off the batch and its ending solved exactly (the scalar search's playouts
+end the same way), so the network plays the middle of the hand and the solver its end.
 """
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agents.bots.objective import SettledTally
 from agents.bots.sampler import Deal, WorldSampler
 from agents.gc_pause import cycle_collection_paused
-from agents.search.pimc import ActionPrior, SearchAgent, eliminate, outcome_score, side0_margin, tricks_left
-from agents.search.solver import Position, SettledTally, result_cuts, solvable
+from agents.search.pimc import ActionPrior, SearchAgent, eliminate, outcome_score, tricks_left
+from agents.search.solver import Position, solvable
 from dehla_env.engine.hand import HandState
 from dehla_env.rewards import RewardKind, side0_reward
 from dehla_env.rules import Rules, TrumpMaking
@@ -82,7 +83,7 @@ class BatchedSearchAgent(SearchAgent):
         # every action of the largest hand in every world: one engine for all decisions
         self.engine = BatchEngine(rules, k * rules.hand_size)
         self.observer = BatchObserver(self.engine)  # its writer compiled, as in every install
-        self._tallies = (self.engine.tricks, self.engine.tens, self.engine.cards_won)  # (games, 2) each
+        self._tallies = (self.engine.tricks, self.engine.tens)  # (games, 2) each
 
     def round_ends(self) -> list[int]:
         """How many worlds are scored when each batch ends: all ``k`` in one batch, or
@@ -183,7 +184,7 @@ class BatchedSearchAgent(SearchAgent):
             kot=res["kot"],
             score=res["score"],
         )
-        margin0 = side0_margin(self.rules, tens0, eng.cards_won[g, 0] + tens0, tricks0)
+        margin0 = self.objective.margin(self.objective.count(tricks0, tens0))
         score0 = np.where(np.isnan(solved), 0.5 * (1.0 + win0) + self.margin * margin0, solved)
         return score0 if side == 0 else 1.0 - score0  # zero-sum: side 1's win is side 0's loss
 
@@ -227,7 +228,7 @@ class BatchedSearchAgent(SearchAgent):
         )
         rows = zip(hands, *(c[games].tolist() for c in columns), *(a[games].tolist() for a in self._tallies))
         scores = []
-        for masks, leader, trump, mid_tens, last_winner, dealer, seat, level, suit, tricks, tens, won in rows:
+        for masks, leader, trump, mid_tens, last_winner, dealer, seat, level, suit, tricks, tens in rows:
             pos = Position(
                 rules=self.rules,
                 hands=masks,
@@ -244,11 +245,10 @@ class BatchedSearchAgent(SearchAgent):
                 dealer=dealer,
                 tricks=pos.tricks,
                 tens=(tens[0], tens[1]),
-                cards_won=(won[0], won[1]),
                 contract=None if seat < 0 else (seat, level, suit),
             )
-            lo, hi = solver.interval(pos, result_cuts(tally), fresh=False)
-            scores.append(outcome_score(tally, lo, 0, hi, self.margin))
+            lo, hi = solver.interval(pos, self.objective.cuts(tally), fresh=False)
+            scores.append(outcome_score(self.objective, tally, lo, 0, hi, margin_weight=self.margin))
         return scores
 
 

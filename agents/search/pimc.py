@@ -24,7 +24,7 @@ any, switched off). Measured in ``dehla`` against ``hard``, k=16, 200 duplicate 
 **Score.** The hand's outcome for the bot's side in the world (win 1, no winner 0.5,
 loss 0) plus a small tie-break (``margin``, default 0.01) by the side's margin in the
 ruleset's units (tens, points, tricks). The result depends only on which side of the
-ruleset's cuts the solver's value falls (:func:`agents.search.solver.result_cuts`: for
+ruleset's cuts the solver's value falls (:meth:`agents.bots.objective.Objective.cuts`: for
 ``dehla``, three tens or two for the side that did not deal), so by default the
 solver only settles that, with one or two null-window searches, and the tie-break
 uses the middle of the interval found (``exact=1``: exact values, about twice the
@@ -75,31 +75,21 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Protocol, assert_never
+from functools import partial
+from typing import Protocol
 
 import numpy as np
 
 from agents.base import Agent
 from agents.bots.heuristic import HardAgent
 from agents.bots.knowledge import trump_strength
+from agents.bots.objective import HandTally, Objective, objective, trick_stake
 from agents.bots.sampler import WorldSampler, match_for, view_in_world
-from agents.search.solver import (
-    M_COURT,
-    M_DEHLA,
-    M_POINTS,
-    M_TENS,
-    HandTally,
-    Solver,
-    hand_winner,
-    objective_mode,
-    position_of,
-    result_cuts,
-    solvable,
-)
+from agents.search.solver import Solver, position_of, solvable
 from dehla_env.actions import TRUMP_OFFSET
 from dehla_env.cards import FULL_PACK_MASK, NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK, cards_of_suit, rank_of, suit_of
 from dehla_env.engine.hand import HandState, Phase
-from dehla_env.rules import HandScoring, Rules, TrumpMaking
+from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.tricks import trick_winner
 from dehla_env.view import PlayerView
 
@@ -111,6 +101,7 @@ class ActionPrior(Protocol):
 
 
 TIE_WEIGHT = 0.01  # weight of the margin tie-break next to win 1 / no winner 0.5 / loss 0
+_HALF = partial(float, 0.5)  # a share of the pile that does not depend on the cards (R1.5)
 #: the built-in playout rules (the alternative is a playout agent)
 PLAYOUT_RULES = ("rule", "greedy")
 
@@ -120,32 +111,17 @@ def tricks_left(hand: HandState) -> int:
     return hand.rules.num_tricks - len(hand.trick_winners)
 
 
-def side0_margin(rules: Rules, tens0: Any, points0: Any, tricks0: Any) -> Any:
-    """Side 0's margin in the units the ruleset's outcome turns on, scaled to [-1, 1]
-    (the search's tie-break): tens, points (cards won plus tens, R2.5 double-sar), or
-    tricks (court-piece about its 3.5 midpoint of seven). Numbers or arrays."""
-    mode = objective_mode(rules)
-    if mode in (M_DEHLA, M_TENS):
-        return (2 * tens0 - 4) / 4
-    if mode == M_POINTS:
-        return (2 * points0 - 56) / 56
-    if mode == M_COURT:
-        return (tricks0 - 3.5) / 7
-    return (2 * tricks0 - 13) / 13
-
-
 def outcome_score(
-    hand: HandTally, lo: float, side: int, hi: float | None = None, margin_weight: float = TIE_WEIGHT
+    goal: Objective, hand: HandTally, lo: float, side: int, hi: float | None = None, margin_weight: float = TIE_WEIGHT
 ) -> float:
-    """The score for ``side`` of the hand once side 0 gains a future value in
-    ``[lo, hi]`` (solver units; an interval no result cut splits, see
-    :func:`agents.search.solver.result_cuts`; ``hi`` defaults to ``lo``; 0 for a finished
-    hand). Win 1, no winner 0.5, loss 0, plus ``margin_weight`` times the side's margin
-    at the middle of the interval, scaled to [-1, 1]."""
-    winner = hand_winner(hand, int(lo))
+    """The score for ``side`` once side 0 gains a value in ``[lo, hi]`` (``goal``'s units,
+    an interval no :meth:`~agents.bots.objective.Objective.cuts` splits; ``hi`` defaults to
+    ``lo``; 0 for a finished hand): win 1, no winner 0.5, loss 0, plus ``margin_weight``
+    times the side's margin at the middle of the interval."""
+    winner = goal.winner(hand, int(lo))
     base = 0.5 if winner is None else (1.0 if winner == side else 0.0)
-    f = lo if hi is None else (lo + hi) / 2  # side 0's future gain, in the solver's units
-    margin = side0_margin(hand.rules, hand.tens[0] + f, hand.cards_won[0] + hand.tens[0] + f, hand.tricks[0] + f)
+    f = lo if hi is None else (lo + hi) / 2  # side 0's future gain, in the objective's units
+    margin = goal.margin(goal.value(hand) + f)
     return base + margin_weight * (margin if side == 0 else -margin)
 
 
@@ -268,6 +244,7 @@ def rule_action(hand: HandState) -> int:
     else:
         wcard = wseat = -1
     middle = rules.has_middle
+    middle_tens = hand.middle_tens
     last_winner = hand.last_winner
     last_trick = len(hand.trick_winners) + 1 == rules.num_tricks
     trick_tens = 0
@@ -280,39 +257,21 @@ def rule_action(hand: HandState) -> int:
             live_others |= hands[o]
     lead_chance = -1.0
 
-    def stake(extra: int, winner: int) -> float:
+    def threat() -> float:
+        """R1.5: the share of the pile a new pair threat is worth: ours 1 if we can
+        win the next trick on lead (a card nobody beats), else 0; theirs a half."""
         nonlocal lead_chance
-        t = trick_tens + extra
-        if rules.has_middle:
-            pile = hand.middle_tens + t
-            if last_trick or last_winner == winner:
-                return float(pile)
-            if winner == seat:
-                if lead_chance < 0:
-                    # can we win the next trick on lead? (a card nobody beats)
-                    lead_chance = 0.0
-                    m = h
-                    while m:
-                        b = m & -m
-                        m ^= b
-                        c = b.bit_length() - 1
-                        if _holds(c, c // NUM_RANKS, trump, pending, [s for s in range(4) if (s ^ seat) & 1], hands):
-                            lead_chance = 1.0
-                            break
-                share = lead_chance
-            else:
-                share = 0.5
-            return share * (pile + 0.5)
-        scoring = rules.hand_scoring
-        match scoring:
-            case HandScoring.DOUBLE_SAR:
-                return (4 + t) / 4.0
-            case HandScoring.TENS | HandScoring.DEHLA_TENS:  # R2.5 tens (R1 always has the middle, above)
-                return 0.25 + t
-            case HandScoring.TRICKS | HandScoring.FIRST_TO_SEVEN | HandScoring.CONTRACT:
-                return 1.0
-            case _:
-                assert_never(scoring)
+        if lead_chance < 0:
+            lead_chance = 0.0
+            m = h
+            while m:
+                b = m & -m
+                m ^= b
+                c = b.bit_length() - 1
+                if _holds(c, c // NUM_RANKS, trump, pending, [s for s in range(4) if (s ^ seat) & 1], hands):
+                    lead_chance = 1.0
+                    break
+        return lead_chance
 
     best = -1
     best_key = (-1e9, 0)
@@ -349,8 +308,10 @@ def rule_action(hand: HandState) -> int:
                     top = can.bit_length() - 1
                     rest = [o for o in opp_later if o != our and later.index(o) > later.index(our)]
                     p_us = 0.7 if _holds(top, led, trump, pending, rest, hands) else 0.0
-        gain = stake(ten, our)
-        loss = stake(ten, their) if their >= 0 else gain
+        # what the trick is worth to us, and to them (a pair threat not ours worth a half, R1.5)
+        t, share = trick_tens + ten, threat if our == seat else _HALF
+        gain = trick_stake(rules, t, middle_tens, last_trick or last_winner == our, share)
+        loss = trick_stake(rules, t, middle_tens, last_trick or last_winner == their, _HALF) if their >= 0 else gain
         if middle and last_winner >= 0 and (last_winner ^ seat) & 1 and their == last_winner:
             loss += 0.4  # fight hardest against the other side's second trick in a row
         cost = 0.02 * r
@@ -511,6 +472,7 @@ class SearchAgent(Agent):
                 if isinstance(agent, HardAgent):
                     agent.samples = 0  # its own sampling would nest worlds in worlds
         self.solver = Solver(rules) if rules.players == 4 else None
+        self.objective = objective(rules)
         self.last_scores: dict[int, float] = {}
         self.last_worlds = 0
 
@@ -605,14 +567,15 @@ class SearchAgent(Agent):
         side = view.seat & 1
         solver = self.solver
         assert solver is not None
+        obj = self.objective
         if solvable(world) and tricks_left(world) <= self.depth:
             pos = position_of(world)
             only = set(actions)
             if self.exact:
                 vals = solver.move_values(pos, only=only)
-                return {a: outcome_score(world, vals[a], side, margin_weight=self.margin) for a in actions}
-            bounds = solver.move_intervals(pos, result_cuts(world), only=only)
-            return {a: outcome_score(world, bounds[a][0], side, bounds[a][1], self.margin) for a in actions}
+                return {a: outcome_score(obj, world, vals[a], side, margin_weight=self.margin) for a in actions}
+            bounds = solver.move_intervals(pos, obj.cuts(world), only=only)
+            return {a: outcome_score(obj, world, bounds[a][0], side, bounds[a][1], self.margin) for a in actions}
         out = {}
         solver.reset()  # one table for the rollouts of this world: their endings transpose
         for a in actions:
@@ -626,6 +589,7 @@ class SearchAgent(Agent):
         depth (or ends); the score for ``side``."""
         solver = self.solver
         assert solver is not None
+        obj = self.objective
         match = None
         policy = self.policy
         opp = self.opponent_policy
@@ -635,7 +599,7 @@ class SearchAgent(Agent):
         while True:
             phase = w.phase
             if phase == Phase.DONE:
-                return outcome_score(w, 0, side, margin_weight=self.margin)
+                return outcome_score(obj, w, 0, side, margin_weight=self.margin)
             if phase == Phase.DRAW:
                 candidates = w.draw_candidates()
                 w.apply_draw(candidates[int(rng.integers(len(candidates)))])  # R1.4: uniform
@@ -643,9 +607,9 @@ class SearchAgent(Agent):
             if phase == Phase.PLAY and tricks_left(w) <= depth and solvable(w):
                 pos = position_of(w)
                 if self.exact:
-                    return outcome_score(w, solver.value(pos, fresh=False), side, margin_weight=self.margin)
-                lo, hi = solver.interval(pos, result_cuts(w), fresh=False)
-                return outcome_score(w, lo, side, hi, self.margin)
+                    return outcome_score(obj, w, solver.value(pos, fresh=False), side, margin_weight=self.margin)
+                lo, hi = solver.interval(pos, obj.cuts(w), fresh=False)
+                return outcome_score(obj, w, lo, side, hi, self.margin)
             actor = policy
             if opp is not None and (w.to_act ^ side) & 1:
                 actor = opp
@@ -658,4 +622,4 @@ class SearchAgent(Agent):
             w.apply_action(action)
 
 
-__all__ = ["SearchAgent", "eliminate", "greedy_action", "outcome_score", "rule_action", "side0_margin", "tricks_left"]
+__all__ = ["SearchAgent", "eliminate", "greedy_action", "outcome_score", "rule_action", "tricks_left"]

@@ -6,25 +6,13 @@ can force against best defence (:meth:`Solver.value`), the value of every legal 
 (:meth:`Solver.move_values`), or just enough to settle the hand's result
 (:meth:`Solver.interval`, :meth:`Solver.move_intervals`).
 
-**Objective** (always counted for side 0 from the position on; :func:`hand_winner`
-adds what is already won and maps it to the hand's result):
-
-=================  =======================================================  ==========
-ruleset            future value for side 0                                   range
-=================  =======================================================  ==========
-``dehla``          tens taken: R1.5 middle pile, pair threat (same seat      0..4
-                   twice in a row takes), 13th-trick sweep
-``dehla-direct``   ``tens``: tens captured; ``double-sar``: captured cards    0..4 / 0..56
-                   plus tens (R2.5); ``tricks``: tricks                       / 0..13
-``court-piece``    tricks until one side has 7 (R3.3: the round stops)       0..7
-``coat-pees``      tricks (all 13 are played, R4.3)                          0..13
-=================  =======================================================  ==========
-
-Each hand result is a monotone function of that value (R1.6: three tens win, 2-2 goes
-to the side that did not deal; R2.5; R3.3: the side at 7; R4.4: the bid made), so the
-play that maximises the value also maximises the result. :func:`result_cuts` lists the
-values where the result changes (one or two): a null-window search at each settles the
-result without the exact value.
+**Objective** (:mod:`agents.bots.objective`, one object per hand-scoring mode): side
+0's value from the position on (tens, points or tricks, always counted for side 0), an
+integer the hand's result is a monotone function of, so the play that maximises the
+value also maximises the result. :meth:`~agents.bots.objective.Objective.winner` maps
+a value to the result and :meth:`~agents.bots.objective.Objective.cuts` lists the values
+where the result changes (one or two): a null-window search at each settles the result
+without the exact value.
 
 **Positions** (:class:`Position`, :func:`position_of`) need all cards dealt and the
 trump known to both sides: in force, or in ``dehla-direct`` ``first-void`` still to be
@@ -55,25 +43,14 @@ time): 5 tricks left 0.6 ms median / 11 ms worst, 6: 2.5 / 34, 7: 14 / 229,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, assert_never
 
-from dehla_env import scoring
+from agents.bots.objective import Resolver, objective
 from dehla_env.cards import NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK
 from dehla_env.engine.hand import HandState, Phase
-from dehla_env.rules import HandScoring, Rules, TrumpMaking
-from dehla_env.scoring import NO_SIDE, card_points, side_or_none
+from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.tricks import trick_winner
 
-# Objective modes.
-M_DEHLA = 0  # R1.5 middle pile, tens
-M_TENS = 1  # captured tens (dehla-direct tens)
-M_POINTS = 2  # R2.5 double-sar: cards + tens
-M_TRICKS = 3  # tricks (dehla-direct tricks, coat-pees)
-M_COURT = 4  # R3.3 tricks until a side has 7
-
-COURT_TARGET = 7
 _INF = 1 << 20
 _SUIT = tuple(c // NUM_RANKS for c in range(52))
 _RANK = tuple(c % NUM_RANKS for c in range(52))
@@ -118,24 +95,6 @@ def _canon_code(x: int, tens_matter: bool) -> int:
     return code
 
 
-def objective_mode(rules: Rules) -> int:
-    """The solver's objective for a ruleset (see the module docstring)."""
-    scoring = rules.hand_scoring
-    match scoring:
-        case HandScoring.DEHLA_TENS:
-            return M_DEHLA
-        case HandScoring.TENS:
-            return M_TENS
-        case HandScoring.DOUBLE_SAR:
-            return M_POINTS
-        case HandScoring.TRICKS | HandScoring.CONTRACT:
-            return M_TRICKS
-        case HandScoring.FIRST_TO_SEVEN:
-            return M_COURT
-        case _:
-            assert_never(scoring)
-
-
 @dataclass
 class Position:
     """A solvable position: all four hands known, the trick in progress, the trump.
@@ -174,19 +133,6 @@ class Position:
             if f:
                 h = f
         return _bits(h)
-
-    def copy(self) -> Position:
-        return Position(
-            self.rules,
-            self.hands[:],
-            self.leader,
-            self.trick[:],
-            self.trump,
-            self.trump_pending,
-            self.middle_tens,
-            self.last_winner,
-            self.tricks,
-        )
 
 
 def _bits(mask: int) -> list[int]:
@@ -227,88 +173,6 @@ def position_of(hand: HandState) -> Position:
     )
 
 
-class HandTally(Protocol):
-    """What a hand's result depends on besides the play still to come: a
-    :class:`~dehla_env.engine.hand.HandState` has it, and so has one game of the batched
-    engine (:func:`agents.search.batched.BatchedSearchAgent.play_out` solves its endings)."""
-
-    @property
-    def rules(self) -> Rules: ...
-    @property
-    def dealer(self) -> int: ...
-    @property
-    def tricks(self) -> Sequence[int]: ...
-    @property
-    def tens(self) -> Sequence[int]: ...
-    @property
-    def cards_won(self) -> Sequence[int]: ...
-    @property
-    def contract(self) -> tuple[int, int, int] | None: ...
-
-
-@dataclass(frozen=True)
-class SettledTally:
-    """A :class:`HandTally` from plain values: one game of the batched engine
-    (:meth:`agents.search.batched.BatchedSearchAgent.play_out`), or a made-up position."""
-
-    rules: Rules
-    dealer: int
-    tricks: tuple[int, int]
-    tens: tuple[int, int]
-    cards_won: tuple[int, int]
-    contract: tuple[int, int, int] | None
-
-
-def hand_winner(hand: HandTally, future0: int) -> int | None:
-    """The hand's winner (None: no winner) when side 0 gains ``future0`` from ``hand``
-    on, as :func:`dehla_env.scoring.hand_winner` decides it from the final totals (R1.6,
-    R2.5, R3.3, R4.6). ``hand`` is the position the value was computed for; at the end
-    of a hand every ten, card and trick is won by one side or the other."""
-    rules = hand.rules
-    mode = objective_mode(rules)
-    tricks0, tens0 = hand.tricks[0], hand.tens[0]
-    points0 = int(card_points(hand.cards_won[0], tens0))
-    if mode in (M_DEHLA, M_TENS):
-        tens0 += future0
-    elif mode == M_POINTS:
-        points0 += future0
-    else:
-        tricks0 += future0
-    contract = (NO_SIDE, 0) if hand.contract is None else (hand.contract[0], hand.contract[1])
-    winner = scoring.hand_winner(
-        rules,
-        dealer=hand.dealer,
-        tricks=(tricks0, rules.num_tricks - tricks0),
-        tens=(tens0, rules.num_tens - tens0),
-        points=(points0, int(card_points(rules.deck_size, rules.num_tens)) - points0),
-        contract=contract,
-    )
-    return side_or_none(winner)
-
-
-def result_cuts(hand: HandTally) -> list[int]:
-    """The future values for side 0 at which :func:`hand_winner` changes: the result
-    only depends on which of the intervals between these cuts the value falls in."""
-    mode = objective_mode(hand.rules)
-    if mode == M_DEHLA:
-        # R1.6: three tens win; two win for the side that did not deal
-        return [(2 if hand.dealer & 1 else 3) - hand.tens[0]]
-    if mode == M_TENS:
-        return [2 - hand.tens[0], 3 - hand.tens[0]]
-    if mode == M_POINTS:
-        p0 = hand.cards_won[0] + hand.tens[0]
-        return [28 - p0, 29 - p0]
-    if mode == M_COURT:
-        return [COURT_TARGET - hand.tricks[0]]
-    if hand.rules.hand_scoring is HandScoring.CONTRACT:
-        assert hand.contract is not None
-        bidder, bid, _suit = hand.contract
-        if bidder & 1 == 0:
-            return [bid - hand.tricks[0]]
-        return [14 - bid - hand.tricks[0]]  # side 1 makes it while side 0 stays at 13 - bid
-    return [7 - hand.tricks[0]]
-
-
 class Solver:
     """Exact values of open-hands positions. One instance can solve many positions;
     its transposition table is cleared by :meth:`reset` (or ``fresh=True``)."""
@@ -317,8 +181,10 @@ class Solver:
         if rules.players != 4:
             raise ValueError("the solver handles four players only")
         self.rules = rules
-        self.mode = objective_mode(rules)
-        self.tens_matter = self.mode in (M_DEHLA, M_TENS, M_POINTS)
+        self.objective = objective(rules)
+        self.tens_matter = self.objective.tens_matter
+        self._resolve = self.objective.resolver()
+        self._upper = self.objective.upper_bound()
         self.tt: dict[tuple, list[int]] = {}
         self.nodes = 0
         self._hands: list[int] = [0, 0, 0, 0]
@@ -403,7 +269,7 @@ class Solver:
         todo = sorted(t - offset for t in cuts if lo < t - offset <= hi)
         while todo:
             t = todo[len(todo) // 2]
-            v = self._call(node, t - 1, t)
+            v = self._mid(node, t - 1, t)
             if v >= t:
                 lo = max(lo, v)
             else:
@@ -431,40 +297,20 @@ class Solver:
                 if c % NUM_RANKS == TEN_RANK:
                     ttens += 1
         pending = pos.trump_pending and trump < 0
-        if self.mode == M_DEHLA:
-            sc = (pos.middle_tens << 3) | (pos.last_winner + 1)
-        elif self.mode == M_COURT:
-            sc = (pos.tricks[0] << 4) | pos.tricks[1]
-        else:
-            sc = 0
+        sc = self.objective.start(pos.middle_tens, pos.last_winner, pos.tricks)
         return (seat, n, led, wc, ws, tmask, ttens, trump, pending, sc)
 
     def _bounds(self, node: tuple) -> tuple[int, int]:
         """Static bounds on side 0's future value at ``node``."""
         h = self._hands
         allc = h[0] | h[1] | h[2] | h[3]
-        ttens = node[6]
-        mode = self.mode
-        cards = allc.bit_count() + node[1]
-        left = cards >> 2
-        if mode == M_DEHLA:
-            return 0, (allc & TENS_MASK).bit_count() + ttens + (node[9] >> 3)
-        if mode == M_TENS:
-            return 0, (allc & TENS_MASK).bit_count() + ttens
-        if mode == M_POINTS:
-            return 0, cards + (allc & TENS_MASK).bit_count() + ttens
-        if mode == M_COURT:
-            return 0, min(left, COURT_TARGET - (node[9] >> 4))
-        return 0, left
-
-    def _call(self, node: tuple, alpha: int, beta: int) -> int:
-        return self._mid(node, alpha, beta)
+        return 0, self._upper(allc.bit_count() + node[1], (allc & TENS_MASK).bit_count() + node[6], node[9])
 
     def _exact(self, node: tuple) -> int:
         lo, hi = self._bounds(node)
         while lo < hi:
             mid = (lo + hi + 1) >> 1
-            v = self._call(node, mid - 1, mid)
+            v = self._mid(node, mid - 1, mid)
             if v >= mid:
                 lo = v if v > mid else mid
             else:
@@ -511,7 +357,7 @@ class Solver:
         hs = self._hands
         # the caller removed c from the hand already
         last = not (hs[0] | hs[1] | hs[2] | hs[3])
-        gain, sc, end = _resolve(self.mode, ws, ttens, sc, last)
+        gain, sc, end = self._resolve(ws, ttens, sc, last)
         if end:
             return gain, None
         return gain, (ws, 0, -1, -1, -1, 0, 0, trump, pending, sc)
@@ -520,7 +366,6 @@ class Solver:
         """``trick(L, trump, pending, sc, alpha, beta)``: the fail-soft alpha-beta value
         of the trick-boundary position with ``L`` to lead (hands in ``self._hands``).
         The four plays of a trick are nested loops, not calls."""
-        mode = self.mode
         tens_matter = self.tens_matter
         tbits = TENS_MASK if tens_matter else 0
         H = self._hands
@@ -530,7 +375,8 @@ class Solver:
         RANK = _RANK
         TENS = TENS_MASK
         INF = _INF
-        resolve = _resolve
+        resolve = self._resolve
+        upper = self._upper
         last_trick = _last_trick
         solver = self
 
@@ -580,7 +426,7 @@ class Solver:
             allc = hL | hA | hB | hC
             cnt = allc.bit_count()
             if cnt == 4:
-                return last_trick(mode, L, H, trump, pending, sc)
+                return last_trick(resolve, L, H, trump, pending, sc)
             h0, h1, h2, h3 = H
             x = (h0 & 8191) | (h1 & 8191) << 13 | (h2 & 8191) << 26 | (h3 & 8191) << 39
             k0 = canon_get(x)
@@ -609,20 +455,7 @@ class Solver:
                         m &= m - 1
                     best_lead = (m & -m).bit_length() - 1
             else:
-                if mode == M_DEHLA:
-                    lo, hi = 0, (allc & TENS).bit_count() + (sc >> 3)
-                elif mode == M_TENS:
-                    lo, hi = 0, (allc & TENS).bit_count()
-                elif mode == M_POINTS:
-                    lo, hi = 0, allc.bit_count() + (allc & TENS).bit_count()
-                elif mode == M_COURT:
-                    lo = 0
-                    hi = COURT_TARGET - (sc >> 4)
-                    left = allc.bit_count() >> 2
-                    if left < hi:
-                        hi = left
-                else:
-                    lo, hi = 0, allc.bit_count() >> 2
+                lo, hi = 0, upper(cnt, (allc & TENS).bit_count(), sc)
                 if lo == hi:
                     return lo
                 best_lead = -1
@@ -728,7 +561,7 @@ class Solver:
                             else:
                                 ws3 = ws2
                             tt3 = tt2 + 1 if RANK[c3] == 8 else tt2
-                            gain, sc3, end = resolve(mode, ws3, tt3, sc, False)
+                            gain, sc3, end = resolve(ws3, tt3, sc, False)
                             if end:
                                 v = gain
                             else:
@@ -852,30 +685,7 @@ class Solver:
         return g
 
 
-def _resolve(mode: int, winner: int, ttens: int, sc: int, last: bool) -> tuple[int, int, bool]:
-    """A completed trick: (gain for side 0, new scoring state, hand over)."""
-    side0 = not (winner & 1)
-    if mode == M_DEHLA:
-        mt = (sc >> 3) + ttens
-        if last or (sc & 7) == winner + 1:
-            # R1.5: the same seat twice in a row, or the 13th trick, takes the pile
-            return (mt if side0 else 0), 0, last
-        return 0, (mt << 3) | (winner + 1), False
-    if mode == M_TENS:
-        return (ttens if side0 else 0), sc, last
-    if mode == M_POINTS:
-        return ((4 + ttens) if side0 else 0), sc, last
-    if mode == M_COURT:
-        t0, t1 = sc >> 4, sc & 15
-        if side0:
-            t0 += 1
-        else:
-            t1 += 1
-        return (1 if side0 else 0), (t0 << 4) | t1, last or t0 >= COURT_TARGET or t1 >= COURT_TARGET
-    return (1 if side0 else 0), sc, last
-
-
-def _last_trick(mode: int, leader: int, hands: list[int], trump: int, pending: bool, sc: int) -> int:
+def _last_trick(resolve: Resolver, leader: int, hands: list[int], trump: int, pending: bool, sc: int) -> int:
     """Value of a last trick (one card each), played from ``leader``."""
     c = hands[leader].bit_length() - 1
     led = c // NUM_RANKS
@@ -893,4 +703,4 @@ def _last_trick(mode: int, leader: int, hands: list[int], trump: int, pending: b
             wc, ws = x, seat
         if x % NUM_RANKS == TEN_RANK:
             ttens += 1
-    return _resolve(mode, ws, ttens, sc, True)[0]
+    return resolve(ws, ttens, sc, True)[0]

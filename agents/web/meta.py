@@ -16,6 +16,7 @@ from agents.bench.ladder import published
 from agents.playing.deal_sets import PRESETS as BENCH_PRESETS
 from agents.playing.deal_sets import Preset
 from agents.registry import AGENTS, default_bot, shipped_policies
+from agents.web.rulebook import PRESET_SECTIONS
 from dehla_env.rules import PRESET_DESCRIPTIONS, PRESET_TITLES, PRESETS
 from dehla_env.rules import option_specs as rule_option_specs
 
@@ -109,6 +110,7 @@ def meta() -> dict[str, Any]:
             name: {
                 "title": PRESET_TITLES[name],
                 "description": PRESET_DESCRIPTIONS[name],
+                "section": PRESET_SECTIONS[name],  # its part of the rule book page, an anchor
                 "options": option_specs(name),
             }
             for name in PRESETS

@@ -16,9 +16,7 @@ legality, outcomes and observations are those of the reference engine
 :func:`random_legal`        a uniformly random legal action per row of a mask
 ==========================  =========================================================
 
-Every ruleset is supported: ``dehla`` (first-void and chosen trump), ``dehla-direct``
-(every trump, scoring and match option, four or six players), ``court-piece`` and
-``coat-pees``.
+Every ruleset of :data:`dehla_env.rules.PRESET_TABLE` is supported, with every option.
 """
 
 from .engine import BatchEngine

@@ -9,9 +9,8 @@ its action ignored; every gymnasium wrapper accepts it) or ``SAME_STEP`` (a new 
 once, the final observation in ``info``: no wasted step, for trainers).
 
 ====================  ==================================================================
-Rulesets              ``dehla`` (both trump modes), ``dehla-direct`` (every trump,
-                      scoring and match option, four or six players), ``court-piece``,
-                      ``coat-pees``: the options of :func:`dehla_env.make_rules`
+Rulesets              every preset of :data:`dehla_env.rules.PRESET_TABLE`, with every
+                      option of :func:`dehla_env.make_rules`
 Episode               one hand (round) per episode; each episode is a fresh match: a
                       uniformly random deal and first dealer (R1.10, as
                       ``MatchState.new``; fixed with ``first_dealer=``)

@@ -128,8 +128,8 @@ function rulesHref(anchor = "") {
 function updateRulesLinks() {
   $("#btn-rules").href = rulesHref();
   const name = $("#f-rules").value;
-  const section = { dehla: "r1", "dehla-direct": "r2", "court-piece": "r3", "coat-pees": "r4" }[name];
-  $("#f-rules-link").href = rulesHref(section || "");
+  const ruleset = app.meta && app.meta.rulesets[name];
+  $("#f-rules-link").href = rulesHref(ruleset ? ruleset.section : "");
 }
 
 function showToast(text) {
