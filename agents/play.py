@@ -33,6 +33,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from agents.playing.deals import bot_seed
+from agents.playing.loop import play
 from agents.registry import default_bot, make_agent, spec_help
 from dehla_env.actions import (
     PASS_ACTION,
@@ -64,6 +66,10 @@ QUIT = "quit"
 
 class BadInput(ValueError):
     """A line that is not a legal move now; the message says why."""
+
+
+class _Leaving(Exception):
+    """The person left at the prompt (:attr:`TerminalGame.left` says how): stops the loop."""
 
 
 class Left(Enum):
@@ -208,12 +214,6 @@ def parse_move(text: str, legal: Sequence[int], match: MatchState, seat: int, sy
     raise BadInput(f"{name} is not a legal move now.")
 
 
-def _seed_for(seed: int | None, seat: int) -> int | None:
-    if seed is None:
-        return None
-    return int(np.random.SeedSequence([seed, 1000 + seat]).generate_state(1)[0])
-
-
 class TerminalGame:
     """One match: a person at ``human_seat``, bots everywhere else (``partner`` and
     ``opponents``: agent specs; left out, :func:`agents.registry.default_bot`).
@@ -255,11 +255,12 @@ class TerminalGame:
             spec = (partner if role == "partner" else opponents) or default_bot(rules)
             self.specs[s] = spec
             try:
-                self.bots[s] = make_agent(spec, rules, _seed_for(seed, s))
+                self.bots[s] = make_agent(spec, rules, None if seed is None else bot_seed(seed, s))
             except ValueError as e:  # name the flag: the same spec text can be either side's
                 raise ValueError(f"--{role} {spec}: {e}") from None
         self.rejected = 0  # bad entries seen (for tests)
         self.left: Left | None = None
+        self.seen = self._look()  # the person's view as last narrated
 
     # ------------------------------------------------------------------ text
     def say(self, text: str = "") -> None:
@@ -290,9 +291,6 @@ class TerminalGame:
     def cards_of(self, leader: int, cards: Sequence[int]) -> str:
         n = self.rules.players
         return "  ".join(f"{(leader + i) % n}:{self.card(c)}" for i, c in enumerate(cards))
-
-    def _hand_line(self) -> str:
-        return hand_text(self.match.hand.hand_cards(self.human), self.symbols)
 
     def sides_label(self) -> str:
         """Which number of a score pair is whose: side 0 first, always, as in the log."""
@@ -401,59 +399,47 @@ class TerminalGame:
         opp_text = ", ".join(f"seat {s} ({self.specs[s]})" for s in others)
         self.say(f"You are seat {self.human}, side {human_side}; partner {mate_text}; opponents {opp_text}.")
         self.say("Type a number from the list or a move (TS, trump:S, bid:8H, pass); help shows the table; q quits.")
-        match = self.match
-        while not match.is_terminal():
-            if match.is_chance():
-                self._chance()
-                continue
-            seat = match.current_player()
-            if seat == self.human:
-                action = self._ask()
-                if action is None:
-                    if self.left is Left.QUIT:
-                        self.say("Goodbye: the match was left unfinished.")
-                    return None
-            else:
-                action = self.bots[seat].act(view_of(match, seat))
-            self._apply(seat, action)
-        return match.winner
+        try:
+            play(self.match, self._decide, self._chance, over=MatchState.is_terminal, apply=self._apply)
+        except _Leaving:
+            if self.left is Left.QUIT:
+                self.say("Goodbye: the match was left unfinished.")
+            return None
+        return self.match.winner
 
-    def _chance(self) -> None:
-        match = self.match
-        hand = match.hand
-        if hand.phase == Phase.DRAW:
-            match.sample_chance(self.rng)
-            card = match.hand.draw_card
-            self.say(
-                f"Nobody was void in five tricks: drew {self.card(card)}, "
-                f"so {self.suit(suit_of(card))} is trump (R1.4)."
-            )
-            self.say(f"Eight more cards each are dealt. Your hand: {self._hand_line()}")
-            return
+    def _look(self) -> PlayerView:
+        """The person's view now: everything narrated is read from it (R0.6, R2.4c)."""
+        return view_of(self.match, self.human)
+
+    def _chance(self, match: MatchState) -> None:
         match.sample_chance(self.rng)
-        hand = match.hand
+        before, view = self.seen, self._look()
+        self.seen = view
+        if before.phase == Phase.DRAW:
+            self.say(
+                f"Nobody was void in five tricks: drew {self.card(view.draw_card)}, "
+                f"so {self.suit(suit_of(view.draw_card))} is trump (R1.4)."
+            )
+            self.say(f"Eight more cards each are dealt. Your hand: {hand_text(view.hand, self.symbols)}")
+            return
         self.say("")
-        if hand.phase == Phase.PLAY:
-            first = f"seat {hand.leader} leads"
-        elif hand.phase == Phase.BID:
-            first = f"seat {hand.to_act} bids first"
+        if view.phase == Phase.PLAY:
+            first = f"seat {view.leader} leads"
+        elif view.phase == Phase.BID:
+            first = f"seat {view.to_act} bids first"
         else:
-            first = f"seat {hand.to_act} names trump"
-        self.say(f"=== Hand {match.hands_dealt}: seat {hand.dealer} deals; {first} ===")
-        self.say(f"Your hand: {self._hand_line()}")
+            first = f"seat {view.to_act} names trump"
+        self.say(f"=== Hand {view.hands_completed + 1}: seat {view.dealer} deals; {first} ===")
+        self.say(f"Your hand: {hand_text(view.hand, self.symbols)}")
 
     def _apply(self, seat: int, action: int) -> None:
-        match = self.match
-        hand = match.hand
-        before_tricks = len(hand.history)
-        before_trump = hand.trump_suit
-        before_hidden = hand.trump_hidden
-        before_stage = hand.stage
-        before_tens = tuple(hand.tens)
-        ctx = hand.trump_context
-        phase = hand.phase
-        # what everybody sees of the move
-        if phase == Phase.TRUMP and ctx == TrumpContext.VOID and self.rules.trump_making is TrumpMaking.CLOSED:
+        """Apply a move and narrate it from the person's views before and after: what of
+        a closed trump shows is what the view holds (R2.4c), never the engine's state."""
+        self.match.apply_action(action)
+        before, after = self.seen, self._look()
+        self.seen = after
+        phase = before.phase
+        if phase == Phase.TRUMP and before.trick and self.rules.trump_making is TrumpMaking.CLOSED:
             if seat == self.human:
                 self.say(f"  {self.who(seat)} chooses {self.move(action)} in secret (closed trump)")
             else:
@@ -464,55 +450,50 @@ class TerminalGame:
             self.say(f"  {self.who(seat)}: {self.move(action)}")
         else:
             self.say(f"  {self.who(seat)} plays {self.card(action)}")
-        match.apply_action(action)
-        hand = match.hand
-        if before_trump < 0 <= hand.trump_suit and phase == Phase.PLAY:
-            self.say(f"  {self.who(seat)} could not follow: {self.suit(hand.trump_suit)} is trump now")
-        if phase == Phase.BID and hand.phase != Phase.BID:
-            if hand.contract is not None:
-                s, t, su = hand.contract
+        if phase == Phase.PLAY and before.trump_maker < 0 <= after.trump_maker:
+            self.say(f"  {self.who(seat)} could not follow: {self.suit(after.trump)} is trump now")
+        if phase == Phase.BID and after.phase != Phase.BID:
+            if after.contract is not None:
+                s, t, su = after.contract
                 self.say(f"  Bidding over: {self.who(s)} plays {t} tricks with {self.suit(su)} trump and leads.")
             else:
-                self.say(f"  Everyone passed: {self.who(hand.to_act)} takes 7 and names trump.")
-        if before_hidden and not hand.trump_hidden and hand.trump >= 0:
-            self.say(f"  {self.who(hand.trump_maker)} reveals the closed trump: {self.suit(hand.trump)}")
-        if len(hand.history) > before_tricks:
-            self._trick_done(before_tens)
-        if before_stage == 1 and hand.stage == 2:
-            self.say(f"  Eight more cards each are dealt. Your hand: {self._hand_line()}")
-        if hand.complete:
-            self._hand_done()
+                self.say(f"  Everyone passed: {self.who(after.to_act)} takes 7 and names trump.")
+        if before.trump_maker >= 0 and not before.trump_in_force and after.trump_in_force:
+            self.say(f"  {self.who(after.trump_maker)} reveals the closed trump: {self.suit(after.trump)}")
+        if len(after.history) > len(before.history):
+            self._trick_done(before, after)
+        if before.cards_undealt and not after.cards_undealt:
+            self.say(f"  Eight more cards each are dealt. Your hand: {hand_text(after.hand, self.symbols)}")
+        if after.phase == Phase.DONE:
+            self._hand_done(after)
 
-    def _trick_done(self, before_tens: tuple[int, ...]) -> None:
-        hand = self.match.hand
-        leader, cards, winner = hand.history[-1]
-        self.say(f"  Trick {len(hand.history)}: {self.cards_of(leader, cards)}  -> won by {self.who(winner)}")
-        gained = [hand.tens[i] - before_tens[i] for i in range(2)]
+    def _trick_done(self, before: PlayerView, after: PlayerView) -> None:
+        leader, cards, winner = after.history[-1]
+        self.say(f"  Trick {len(after.history)}: {self.cards_of(leader, cards)}  -> won by {self.who(winner)}")
+        gained = [after.tens[i] - before.tens[i] for i in range(2)]
         if self.rules.has_middle:
-            if hand.takes and hand.takes[-1][0] == len(hand.history):
-                _t, taker, count = hand.takes[-1]
+            if after.takes and after.takes[-1][0] == len(after.history):
+                _t, taker, count = after.takes[-1]
                 tens = plural(gained[side_of(taker)], "ten")
                 self.say(f"  {self.who(taker)} takes the middle: {plural(count, 'card')}, {tens}")
-            elif hand.middle:
+            elif after.middle:
                 self.say(
-                    f"  Middle: {plural(len(hand.middle), 'card')}, {plural(hand.middle_tens, 'ten')}; "
-                    f"seat {hand.last_winner} takes it by winning the next trick (R1.5)"
+                    f"  Middle: {plural(len(after.middle), 'card')}, {plural(after.middle_tens, 'ten')}; "
+                    f"seat {after.last_winner} takes it by winning the next trick (R1.5)"
                 )
         elif self.rules.tens_scoring and any(gained):
             side = 0 if gained[0] else 1
             self.say(f"  Side {side} captures {plural(gained[side], 'ten')}")
 
-    def _hand_done(self) -> None:
-        match = self.match
-        hand = match.hand
-        summary = match.summaries[-1]
+    def _hand_done(self, view: PlayerView) -> None:
+        summary = self.match.summaries[-1]  # the hand's public result
         mine = side_of(self.human)
         self.say("")
-        self.say(f"--- Hand {match.hands_completed} over ---")
-        if hand.contract is not None:
-            s, t, su = hand.contract
+        self.say(f"--- Hand {view.hands_completed} over ---")
+        if view.contract is not None:
+            s, t, su = view.contract
             self.say(f"  contract: {t}{self.suit(su)} by seat {s} (side {side_of(s)})")
-        self.say("  " + self.hand_score_row(hand.tricks, hand.tens))
+        self.say("  " + self.hand_score_row(view.tricks, view.tens))
         w = summary.hand_winner
         if w is None:
             self.say("  No winner this hand.")
@@ -521,13 +502,13 @@ class TerminalGame:
         if summary.kot is not None:
             extra = "" if shows_kots(self.rules) else " (one more point)"
             self.say(f"  Kot for side {summary.kot}!{extra}")
-        self.say("  " + self.match_score_row(match))
-        if match.winner is not None:
-            if match.winner == DRAWN:
+        self.say("  " + self.match_score_row(view))
+        if view.match_winner is not None:
+            if view.match_winner == DRAWN:
                 self.say("=== The match is drawn. ===")
             else:
-                result = "you win" if match.winner == mine else "you lose"
-                self.say(f"=== Side {match.winner} wins the match: {result}. ===")
+                result = "you win" if view.match_winner == mine else "you lose"
+                self.say(f"=== Side {view.match_winner} wins the match: {result}. ===")
 
     # ------------------------------------------------------------------ the person
     def _moves_text(self, legal: Sequence[int]) -> str:
@@ -567,10 +548,12 @@ class TerminalGame:
         self.say("")
         self.say(message)
 
-    def _ask(self) -> int | None:
-        """The person's move (None if they quit or the input ended)."""
-        match = self.match
-        legal = display_order(match.legal_actions())
+    def _decide(self, seat: int, view: PlayerView) -> int:
+        """A bot's move, or the person's, asked for at the prompt (:class:`_Leaving` when
+        they quit or the input ends)."""
+        if seat != self.human:
+            return self.bots[seat].act(view)
+        legal = display_order(view.legal_actions)
         if self.auto_forced and len(legal) == 1:
             self.say(f"  Your only legal move, {self.move(legal[0])}, is played for you (--auto-forced).")
             return legal[0]
@@ -582,22 +565,22 @@ class TerminalGame:
                 line = self.input_fn(prompt)
             except EOFError:
                 self.leave(Left.END_OF_INPUT, "End of input: leaving the game.")
-                return None
+                raise _Leaving from None
             except KeyboardInterrupt:
                 self.leave(Left.INTERRUPT, "Interrupted: leaving the game.")
-                return None
+                raise _Leaving from None
             if line.strip().lower() in ("help", "?", "h"):
                 self._show(legal)
                 continue
             try:
-                move = parse_move(line, legal, match, self.human, self.symbols)
+                move = parse_move(line, legal, self.match, self.human, self.symbols)
             except BadInput as e:
                 self.rejected += 1
                 self.say(f"  {e}")
                 continue
             if move == QUIT:
                 self.left = Left.QUIT
-                return None
+                raise _Leaving
             assert isinstance(move, int)
             return move
 

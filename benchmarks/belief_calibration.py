@@ -17,14 +17,16 @@ import argparse
 
 import numpy as np
 
-from agents.arena import deal_deck
+from agents.base import Agent
 from agents.bots.sampler import WorldSampler
 from agents.nets.agent import PolicyAgent
+from agents.playing.deals import deal_deck
+from agents.playing.loop import play, sampled
 from agents.registry import make_agent
 from agents.search.belief import PlayLikelihood
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
-from dehla_env.view import view_of
+from dehla_env.view import PlayerView
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,29 +46,28 @@ def main(argv: list[str] | None = None) -> int:
     scores: dict[float, list[float]] = {p: [] for p in powers}
     rng = np.random.default_rng(1)
     bits = np.arange(52)
+    bots: list[Agent] = []
+
+    def scored(seat: int, view: PlayerView) -> int:
+        """Score the beliefs at every play decision past the third trick, then let the bot move."""
+        if view.phase == Phase.PLAY and len(view.legal_actions) > 1 and len(view.history) >= 3:
+            deals = [WorldSampler(view).sample(rng) for _ in range(args.worlds)]
+            log_w = likelihood.log_weights(view, deals)
+            if log_w.any():
+                held = np.array([[(h >> bits) & 1 for h in d.hands] for d in deals], float)  # (worlds, 4, 52)
+                truth = np.array([(h >> bits) & 1 for h in match.hand.hands], bool)
+                truth[seat] = False  # its own cards are known
+                for p in powers:
+                    w = np.exp(p * (log_w - log_w.max()))
+                    prob = np.einsum("w,wtc->tc", w / w.sum(), held)
+                    scores[p].append(float(np.log(np.clip(prob[truth], 1e-3, 1.0)).mean()))
+        return bots[seat].act(view)
+
     for i in range(args.hands):
         match = MatchState(rules, i % 4)
         match.apply_deal(deal_deck(rules, args.seed, i))
-        bots = [make_agent(args.players, rules, 100 + s) for s in range(4)]
-        chance = np.random.default_rng(i)
-        while not match.hand.complete:
-            if match.is_chance():
-                match.sample_chance(chance)
-                continue
-            seat = match.hand.to_act
-            view = view_of(match, seat)
-            if match.hand.phase == Phase.PLAY and len(view.legal_actions) > 1 and len(view.history) >= 3:
-                deals = [WorldSampler(view).sample(rng) for _ in range(args.worlds)]
-                log_w = likelihood.log_weights(view, deals)
-                if log_w.any():
-                    held = np.array([[(h >> bits) & 1 for h in d.hands] for d in deals], float)  # (worlds, 4, 52)
-                    truth = np.array([(h >> bits) & 1 for h in match.hand.hands], bool)
-                    truth[seat] = False  # its own cards are known
-                    for p in powers:
-                        w = np.exp(p * (log_w - log_w.max()))
-                        prob = np.einsum("w,wtc->tc", w / w.sum(), held)
-                        scores[p].append(float(np.log(np.clip(prob[truth], 1e-3, 1.0)).mean()))
-            match.apply_action(bots[seat].act(view))
+        bots[:] = [make_agent(args.players, rules, 100 + s) for s in range(4)]
+        play(match, scored, sampled(np.random.default_rng(i)))
     decisions = len(scores[powers[0]])
     setup = f"{args.hands} hands, {decisions} decisions, {args.worlds} worlds each"
     print(f"model {args.model}, players {args.players}, {setup}")

@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import deal_deck, play_hand
-from agents.arena.stats import format_table
+from agents.playing.deals import deal_deck
+from agents.playing.loop import by_seat, play, sampled
+from agents.playing.stats import format_table
 from agents.registry import make_agent
+from dehla_env.engine import MatchState
 from dehla_env.rules import make_rules
 
 CONFIGS: list[tuple[str, dict[str, Any]]] = [
@@ -57,10 +59,11 @@ def measure(rules, spec: str, hands: int, seed: int) -> tuple[float, float]:
 
         seats = [timed(a) for a in seats]
         t = time.perf_counter()
-        out = play_hand(rules, deck, i % rules.players, seats, np.random.default_rng([seed, i, 1]))
+        match = MatchState(rules, i % rules.players)
+        match.apply_deal(deck)
+        decisions += play(match, by_seat(seats), sampled(np.random.default_rng([seed, i, 1])))
         total += time.perf_counter() - t
         in_act += timers[0]
-        decisions += out.decisions
     return decisions / total, decisions / in_act if in_act > 0 else float("inf")
 
 

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import torch
 
-from agents.arena import run_duel
 from agents.nets.policy import ARCHITECTURES, PolicyNet, ValueNet, policy_checkpoint
+from agents.playing.run import run_duel
 from agents.training import imitation
 from agents.training.runs import Stop, save_checkpoint
 from dehla_env.encoding import observation_size, privileged_size

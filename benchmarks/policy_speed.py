@@ -21,14 +21,15 @@ import time
 
 import numpy as np
 
-from agents.arena.stats import format_table
 from agents.bots.heuristic import HardAgent
 from agents.nets.agent import PolicyAgent
 from agents.nets.play import read_play_file
+from agents.playing.loop import play, sampled
+from agents.playing.stats import format_table
 from agents.registry import SHIPPED_POLICIES, shipped_policies
 from dehla_env.engine.match import MatchState
 from dehla_env.rules import Rules
-from dehla_env.view import PlayerView, view_of
+from dehla_env.view import PlayerView
 
 BLOCK = 100  # positions per turn of each backend
 
@@ -38,16 +39,14 @@ def positions(rules: Rules, count: int, seed: int) -> list[PlayerView]:
     rng = np.random.default_rng(seed)
     bots = [HardAgent(seed + s) for s in range(rules.players)]
     views: list[PlayerView] = []
+
+    def collect(seat: int, view: PlayerView) -> int:
+        if len(view.legal_actions) > 1:
+            views.append(view)
+        return bots[seat].act(view)
+
     while len(views) < count:
-        match = MatchState.new(rules, rng)
-        while match.winner is None and len(views) < count:
-            if match.is_chance():
-                match.sample_chance(rng)
-                continue
-            view = view_of(match, match.hand.to_act)
-            if len(view.legal_actions) > 1:
-                views.append(view)
-            match.apply_action(bots[view.seat].act(view))
+        play(MatchState.new(rules, rng), collect, sampled(rng), over=lambda m: m.is_terminal() or len(views) >= count)
     return views
 
 

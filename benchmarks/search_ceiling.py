@@ -3,7 +3,7 @@
     python benchmarks/search_ceiling.py [--spec SPEC] [--b hard] [--rules dehla] [--option trump=chosen]
                                         [--deals 1000] [--seed 7] [--workers 2]
 
-A measurement, not an agent: the arena's own duel (:func:`agents.arena.play.play_deal`:
+A measurement, not an agent: the arena's own duel (:func:`agents.playing.duel.play_deal`:
 its duplicate deals, seeds, seating and scoring) with A's searcher (any ``search:``
 spec) handed the *true* deal as every world it samples. Each worker process swaps
 :meth:`agents.bots.sampler.WorldSampler.sample` for one that returns the hand being played,
@@ -33,12 +33,12 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-import agents.arena.play as arena_play  # noqa: E402
-from agents.arena.play import Task  # noqa: E402
-from agents.arena.pool import chunks, execute, worker_init  # noqa: E402
-from agents.arena.results import DuelResult  # noqa: E402
+import agents.playing.loop as play_loop  # noqa: E402
 from agents.bots import sampler  # noqa: E402
 from agents.bots.sampler import Deal  # noqa: E402
+from agents.playing.duel import Task  # noqa: E402
+from agents.playing.pool import chunks, execute, worker_init  # noqa: E402
+from agents.playing.results import DuelResult  # noqa: E402
 from dehla_env.engine import HandState, MatchState  # noqa: E402
 from dehla_env.engine.hand import FIRST_STAGE_CARDS  # noqa: E402
 from dehla_env.rules import make_rules, parse_option_pairs  # noqa: E402
@@ -51,7 +51,7 @@ _TRUTH: dict[str, HandState] = {}
 def _install_oracle() -> None:
     """In this (worker) process: record every hand the arena shows a seat, and make
     every world sampler return that hand's true deal."""
-    view_of = arena_play.view_of
+    view_of = play_loop.view_of
 
     def recording_view_of(match: MatchState, seat: int) -> PlayerView:
         _TRUTH["hand"] = match.hand
@@ -63,7 +63,7 @@ def _install_oracle() -> None:
         hidden = h.trump_hidden and h.trump_suit >= 0  # R2.4c: a closed trump, in the world too
         return Deal(hands=tuple(h.hands), stock=stock, trump=h.trump_suit if hidden else -1)  # type: ignore[arg-type]
 
-    arena_play.view_of = recording_view_of
+    play_loop.view_of = recording_view_of
     sampler.WorldSampler.sample = true_deal  # type: ignore[method-assign]
 
 

@@ -37,17 +37,17 @@ import time
 
 import numpy as np
 
-from agents.arena import play_hand
 from agents.base import Agent
-from agents.bench.deals import preset_for
 from agents.bots.sampler import WorldSampler
+from agents.playing.deal_sets import preset_for
+from agents.playing.loop import play, play_hand, sampled
 from agents.registry import make_agent, shipped_policies
 from agents.search.solver import Solver, position_of, solvable
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
 from dehla_env.engine import HandState, Phase
 from dehla_env.rules import PRESETS, Rules
-from dehla_env.view import PlayerView, view_of
+from dehla_env.view import PlayerView
 
 
 def random_position(rules: Rules, rng: np.random.Generator, left: int) -> HandState:
@@ -99,26 +99,27 @@ def bench_sampler(rules: Rules, seed: int, draws: int) -> None:
     rng = np.random.default_rng([seed, 2])
     t_sample = t_world = 0.0
     n = 0
+    bots: list[Agent] = []
+
+    def timed(seat: int, view: PlayerView) -> int:
+        """Time the sampler on the view of every decision, then let the hard bot move."""
+        nonlocal t_sample, t_world, n
+        t = time.process_time()
+        sampler = WorldSampler(view)
+        deals = [sampler.sample(rng) for _ in range(draws)]
+        t_sample += time.process_time() - t
+        t = time.process_time()
+        for d in deals:
+            sampler.world(d)
+        t_world += time.process_time() - t
+        n += draws
+        return bots[seat].act(view)
+
     for _ in range(3):
         match = MatchState(rules, int(rng.integers(4)))
         match.apply_deal(match.random_deck(rng))
-        bots = [make_agent("hard", rules, s) for s in range(4)]
-        while not match.hand.complete:
-            if match.is_chance():
-                match.sample_chance(rng)
-                continue
-            seat = match.hand.to_act
-            view = view_of(match, seat)
-            t = time.process_time()
-            sampler = WorldSampler(view)
-            deals = [sampler.sample(rng) for _ in range(draws)]
-            t_sample += time.process_time() - t
-            t = time.process_time()
-            for d in deals:
-                sampler.world(d)
-            t_world += time.process_time() - t
-            n += draws
-            match.apply_action(bots[seat].act(view))
+        bots[:] = [make_agent("hard", rules, s) for s in range(4)]
+        play(match, timed, sampled(rng))
     print(
         f"sampler, {rules.name}: {1e6 * t_sample / n:.0f} us per deal, {1e6 * t_world / n:.0f} us per world state"
         f" ({draws} deals per view)"

@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.arena.play import duel_in_process  # noqa: E402
-from agents.arena.pool import torch_on_one_thread  # noqa: E402
 from agents.base import Agent  # noqa: E402
+from agents.playing.duel import duel_in_process  # noqa: E402
+from agents.playing.pool import torch_on_one_thread  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from dehla_env.engine import Phase  # noqa: E402
 from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs  # noqa: E402

@@ -191,7 +191,22 @@ AGENT_LAYERS = {
     "distributed": set(),
     "registry": {"base", "nets", "bots", "search"},
     "envs": {"registry"},
+    # the library under the applications: deals and seeds, the one play loop, duels, statistics
+    "playing": {"base", "registry", "distributed"},
 }
+#: the applications, by package (the trainer is ``agents/train.py`` over ``agents/training``):
+#: each stands on the layers above and imports no other application's modules
+APPLICATIONS = {
+    "arena": "arena",
+    "bench": "bench",
+    "train": "trainer",
+    "training": "trainer",
+    "web": "web",
+    "play": "terminal game",
+}
+#: the one import between applications left, and why: the web's bot list ranks the bots
+#: by the benchmark's published ladder, whose reader belongs below both apps (to move)
+CROSS_APPLICATION = {"agents.web.meta -> agents.bench.ladder": "the published ladder's reader"}
 
 
 def _agent_package(module: str) -> str:
@@ -200,8 +215,8 @@ def _agent_package(module: str) -> str:
 
 
 def test_the_bot_layers_point_one_way() -> None:
-    """Networks below bots below search below the registry; none of them imports an
-    application (arena, bench, training, web, the terminal game)."""
+    """Networks below bots below search below the registry below the play library;
+    none of them imports an application (:data:`APPLICATIONS`)."""
     offenders = []
     for module, deps in _graph().items():
         package = _agent_package(module)
@@ -210,6 +225,20 @@ def test_the_bot_layers_point_one_way() -> None:
         allowed = AGENT_LAYERS[package] | {package}
         offenders += [f"{module} -> {d}" for d in deps if d.startswith("agents.") and _agent_package(d) not in allowed]
     assert offenders == []
+
+
+def test_no_application_imports_another() -> None:
+    """What two applications share lives in a layer below them (the play loop, the
+    deals, the statistics in :mod:`agents.playing`), never in one of them."""
+    graph = _graph()
+    offenders = []
+    for module, deps in graph.items():
+        app = APPLICATIONS.get(_agent_package(module))
+        if module.startswith("agents.") and app is not None:
+            others = {d for d in deps if APPLICATIONS.get(_agent_package(d), app) != app}
+            offenders += [f"{module} -> {d}" for d in sorted(others) if f"{module} -> {d}" not in CROSS_APPLICATION]
+    assert offenders == []
+    assert set(AGENT_LAYERS) | set(APPLICATIONS) >= {_agent_package(m) for m in graph if m.startswith("agents.")}
 
 
 def test_every_package_says_what_it_holds() -> None:

@@ -14,17 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.arena import (
-    agent_seed,
-    deal_deck,
-    main,
-    run_duel,
-    run_round_robin,
-    seat_specs,
-    split_agents,
-)
-from agents.arena.pool import LineProgress
-from agents.arena.stats import (
+from agents.arena import main, run_duel, run_round_robin
+from agents.playing.command_line import split_agents
+from agents.playing.deals import agent_seed, deal_deck, seat_specs
+from agents.playing.pool import LineProgress
+from agents.playing.stats import (
     bootstrap_ci,
     bradley_terry,
     elo_scale,
@@ -629,7 +623,8 @@ def test_a_network_plays_in_process_on_one_torch_thread_and_the_callers_setting_
     checkpoint plays in torch; a shipped policy's play file in numpy, torch left alone."""
     import torch
 
-    from agents.arena import pool, run_duel
+    from agents.arena import run_duel
+    from agents.playing import pool
     from agents.registry import SHIPPED_POLICIES
 
     seen = []

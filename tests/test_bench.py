@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from agents.arena import run_duel
-from agents.arena.stats import Estimate
 from agents.bench import BENCH_VERSION, PRESETS, preset_for, runner
 from agents.bench import cli as bench_cli
-from agents.bench import deals as deal_sets
 from agents.bench import ladder as ladder_mod
 from agents.bench.crossplay import crossplay
 from agents.bench.runner import Bench, Store
+from agents.playing import deal_sets
+from agents.playing.stats import Estimate
 from dehla_env.rules import make_rules
 
 

@@ -11,7 +11,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-import agents.arena.play as arena_play
+import agents.playing.loop as play_loop
 from agents.bots import sampler
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
@@ -31,18 +31,18 @@ def _load() -> ModuleType:
 @pytest.mark.parametrize("ruleset", ["dehla", "dehla-direct"])
 def test_the_ceiling_searcher_samples_the_true_deal(ruleset: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # restored after the test: the swap must not leak into other tests
-    monkeypatch.setattr(arena_play, "view_of", arena_play.view_of)
+    monkeypatch.setattr(play_loop, "view_of", play_loop.view_of)
     monkeypatch.setattr(sampler.WorldSampler, "sample", sampler.WorldSampler.sample)
     rules = make_rules(ruleset)
     rng = np.random.default_rng(3)
     match = MatchState(rules, 0)
     match.apply_deal(shuffled_deck(rng))
-    fair = sampler.WorldSampler(arena_play.view_of(match, 1)).sample(rng)
+    fair = sampler.WorldSampler(play_loop.view_of(match, 1)).sample(rng)
     assert fair.hands != tuple(match.hand.hands)  # a fair world is almost surely another deal
 
     _load()._install_oracle()
     for _ in range(6):  # a few moves in, the deal is still the true one
-        view = arena_play.view_of(match, match.hand.to_act)
+        view = play_loop.view_of(match, match.hand.to_act)
         worlds = sampler.WorldSampler(view)
         deal = worlds.sample(rng)
         assert deal.hands == tuple(match.hand.hands)

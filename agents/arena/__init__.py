@@ -11,7 +11,7 @@ and B on {0, 2}; same dealer, same cards, same chance generator for the R1.4 dra
 agent at seat ``s`` is made fresh for each game with a seed derived from ``(seed, i,
 s)`` only, so results do not depend on the number of worker processes, and an agent
 against itself scores exactly 0.5. The pair of games is the statistical unit (see
-:mod:`agents.arena.stats`).
+:mod:`agents.playing.stats`).
 
 **Cross-play.** A side's *lead* seat is its lowest seat: seat 0 when the side sits on
 {0, 2} and seat 1 when it sits on {1, 3}. The lead seat plays the side's spec (``--a``
@@ -52,48 +52,16 @@ ladder is drawn, so a picture that cannot be written (status 2) never loses a ru
 and exits with status 130.
 
 **Python:** :func:`run_duel` and :func:`run_round_robin`; :func:`play_hand` plays one
-hand of given agents on a given deck.
-
-Layout: :mod:`.deals` (decks, dealers, seats, agent seeds), :mod:`.play` (one hand,
-one match, one duplicate deal), :mod:`.results` (records, figures, tables),
-:mod:`.pool` (worker processes, progress), :mod:`.run` (the Python entry points),
-:mod:`.plot` (the ladder picture), :mod:`.cli` (the command line).
+hand of given agents on a given deck. They live in :mod:`agents.playing`, the library
+under every application that plays agents (deals, the play loop, duels, statistics);
+this package is the command line (:mod:`.cli`) over it.
 """
 
 from __future__ import annotations
 
-from agents.arena.cli import build_parser, main, split_agents
-from agents.arena.deals import FixedDeals, agent_seed, chance_rng, deal_dealer, deal_deck, match_deck, seat_specs
-from agents.arena.play import MATCH_HAND_CAP, MODES, DealRecord, HandOutcome, Task, play_deal, play_hand
-from agents.arena.plot import plot_ladder
-from agents.arena.results import DuelResult, RoundRobinResult, duel_ratings, points_matter
-from agents.arena.run import check_duel, check_round_robin, run_duel, run_round_robin
+from agents.arena.cli import main
+from agents.playing.loop import play_hand
+from agents.playing.plot import plot_ladder
+from agents.playing.run import run_duel, run_round_robin
 
-__all__ = [
-    "MATCH_HAND_CAP",
-    "MODES",
-    "DealRecord",
-    "DuelResult",
-    "FixedDeals",
-    "HandOutcome",
-    "RoundRobinResult",
-    "Task",
-    "agent_seed",
-    "build_parser",
-    "chance_rng",
-    "check_duel",
-    "check_round_robin",
-    "deal_dealer",
-    "deal_deck",
-    "duel_ratings",
-    "main",
-    "match_deck",
-    "play_deal",
-    "play_hand",
-    "plot_ladder",
-    "points_matter",
-    "run_duel",
-    "run_round_robin",
-    "seat_specs",
-    "split_agents",
-]
+__all__ = ["main", "play_hand", "plot_ladder", "run_duel", "run_round_robin"]

@@ -12,18 +12,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from collections.abc import Callable
-from typing import NoReturn
 
-from agents.arena.play import MODES
-from agents.arena.plot import plot_ladder, require_matplotlib
-from agents.arena.pool import Terminated, sigterm_stops
-from agents.arena.results import DuelResult, RoundRobinResult, duel_ratings
-from agents.arena.run import MAX_DEALS, check_duel, check_round_robin, run_duel, run_round_robin
-from agents.distributed.cluster import BACKENDS, RayCluster
-from agents.distributed.cluster import connect as cluster_for
+from agents.playing.command_line import (
+    EXIT_BAD_INPUT,
+    BadInput,
+    Parser,
+    add_backend_arguments,
+    at_least,
+    capped_workers,
+    connect,
+    split_agents,
+    stoppable,
+)
+from agents.playing.duel import MODES
+from agents.playing.plot import plot_ladder, require_matplotlib
+from agents.playing.results import DuelResult, RoundRobinResult, duel_ratings
+from agents.playing.run import MAX_DEALS, check_duel, check_round_robin, run_duel, run_round_robin
 from agents.registry import spec_help
 from dehla_env.commands import typed_command
 from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs
@@ -31,21 +36,6 @@ from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs
 PROG = typed_command("agents.arena")
 DEFAULT_A = "hard"
 DEFAULT_B = "medium"
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C
-EXIT_TERMINATED = 143  # 128 + SIGTERM
-
-
-class BadInput(Exception):
-    """An argument the arena cannot run with; the message is the whole explanation."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        """argparse prints the usage and the message; one line is easier to read, and
-        ``--help`` is there for the usage."""
-        raise BadInput(f"{message} (see --help)")
-
 
 #: the most bootstrap resamples ``--bootstrap`` takes (200 is plenty for a ladder's intervals)
 MAX_BOOTSTRAP = 100_000
@@ -53,27 +43,8 @@ MAX_BOOTSTRAP = 100_000
 MAX_SEED = 2**63 - 1
 
 
-def _at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
-    """An argparse ``type`` for integers of at least ``minimum`` and, with ``maximum``,
-    at most that: a count bounds the memory and time a command may take (a deal range
-    or a resample count is built before the first deal is played)."""
-
-    def parse(text: str) -> int:
-        shown = text if len(text) <= 30 else text[:30] + "..."
-        try:
-            value = int(text)
-        except ValueError:  # also an integer of over 4300 digits
-            raise argparse.ArgumentTypeError(f"an integer, not {shown!r}") from None
-        if value < minimum or (maximum is not None and value > maximum):
-            allowed = f"at least {minimum}" if maximum is None else f"{minimum}..{maximum:,}".replace(",", "_")
-            raise argparse.ArgumentTypeError(f"must be {allowed}, not {shown}")
-        return value
-
-    return parse
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog=PROG,
         description="Duplicate-deal duels and round robins between bots.",
         epilog="Cross-play: each side's lowest seat plays --a/--b, its other seats the partner spec.\n\n" + spec_help(),
@@ -88,64 +59,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--partner-b", dest="partner_b", metavar="SPEC", help="B's partner(s)")
     parser.add_argument("--agents", metavar="A,B,...", help="round robin of these agents (instead of --a/--b)")
     parser.add_argument(
-        "--deals", type=_at_least(1, MAX_DEALS), default=1000, help="duplicate deals, each played twice" + shown
+        "--deals", type=at_least(1, MAX_DEALS), default=1000, help="duplicate deals, each played twice" + shown
     )
-    parser.add_argument("--seed", type=_at_least(0, MAX_SEED), default=0, help="seeds the deals" + shown)
-    parser.add_argument("--workers", type=_at_least(1), default=None, help="processes (default: all cores)")
+    parser.add_argument("--seed", type=at_least(0, MAX_SEED), default=0, help="seeds the deals" + shown)
+    parser.add_argument("--workers", type=at_least(1), default=None, help="processes (default: all cores)")
     add_backend_arguments(parser)
     parser.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match" + shown)
     parser.add_argument(
-        "--bootstrap", type=_at_least(1, MAX_BOOTSTRAP), default=200, metavar="N", help="rating bootstrap resamples"
+        "--bootstrap", type=at_least(1, MAX_BOOTSTRAP), default=200, metavar="N", help="rating bootstrap resamples"
     )
     parser.add_argument("--plot", metavar="FILE.png", help="draw the ladder (ratings with 95%% intervals)")
     parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     return parser
-
-
-def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--backend", choices=BACKENDS, default="local", help="local processes, or Ray tasks (the same results)"
-    )
-    parser.add_argument(
-        "--address", metavar="HOST:PORT", help="--backend ray: a running cluster to join (default: a local Ray)"
-    )
-
-
-def connect(args: argparse.Namespace, workers: int | None) -> RayCluster | None:
-    """The Ray cluster that ``--backend ray`` asks for (``--workers``: the CPUs of a
-    local one), or ``None``."""
-    return cluster_for(args.backend, args.address, workers)
-
-
-def split_agents(text: str) -> list[str]:
-    """The specs of ``--agents``, separated by commas. A piece of the form ``key=value``
-    continues the spec before it (agent names hold no ``=``), so ``search:k=16,depth=5``
-    and ``policy:PATH,sample=1`` stay whole."""
-    if not text.strip():
-        raise BadInput(f"--agents needs at least two agent specs, not {text!r}")
-    specs: list[str] = []
-    for raw in text.split(","):
-        piece = raw.strip()
-        if not piece:
-            raise BadInput(f"--agents: an empty agent spec in {text!r}")
-        if specs and "=" in piece and ":" not in piece.partition("=")[0]:
-            specs[-1] += "," + piece
-        else:
-            specs.append(piece)
-    if len(specs) < 2:
-        raise BadInput(f"--agents needs at least two agent specs, not {text!r}")
-    return specs
-
-
-def _workers(requested: int | None) -> int | None:
-    """``--workers``, capped at the CPU count with a note: more processes than cores
-    only add start-up time and memory (the result is the same with any number)."""
-    cpus = os.cpu_count() or 1
-    if requested is not None and requested > cpus:
-        _say(f"note: --workers {requested} is more than the {cpus} CPUs here; using {cpus}")
-        return cpus
-    return requested
 
 
 def _say(line: str) -> None:
@@ -158,29 +84,14 @@ def _fail(error: BaseException | str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return stoppable(lambda: _main(argv))
-
-
-def stoppable(run: Callable[[], int], say: Callable[[str], None] = _say) -> int:
-    """``run()``, stopped cleanly by Ctrl-C (status 130) or SIGTERM (143): either
-    stops the worker processes before the command exits (:func:`.pool.sigterm_stops`);
-    ``say`` writes the command's one line."""
-    try:
-        with sigterm_stops():
-            return run()
-    except Terminated:
-        say("terminated")
-        return EXIT_TERMINATED
-    except KeyboardInterrupt:
-        say("interrupted")
-        return EXIT_INTERRUPTED
+    return stoppable(lambda: _main(argv), _say)
 
 
 def _main(argv: list[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
         rules = make_rules(args.rules, parse_option_pairs(args.option))
-        workers = _workers(args.workers)
+        workers = capped_workers(args.workers, _say)
         agents = None
         if args.agents is not None:
             duel_flags = {"--a": args.a, "--b": args.b, "--partner-a": args.partner_a, "--partner-b": args.partner_b}

@@ -6,7 +6,7 @@
     python -m agents.bench --rules dehla --crossplay hard,medium,policy:dehla --opponent hard
     python -m agents.bench --rules dehla --compute-ladder --write # maintainers: refit the ladder
 
-**Deal sets** (:mod:`.deals`): per ruleset preset (``dehla``, ``dehla`` with
+**Deal sets** (:mod:`agents.playing.deal_sets`): per ruleset preset (``dehla``, ``dehla`` with
 ``trump=chosen``, ``dehla-direct``, ``court-piece``, ``coat-pees``) 5,000 fixed deals
 shipped in the package, with the benchmark version (:data:`BENCH_VERSION`) in every
 result. ``--deals N`` plays the first ``N``: the same numbers on every run and machine.
@@ -31,6 +31,6 @@ each finished block of deals, so an interrupted run continues where it stopped
 (:mod:`.runner`).
 """
 
-from agents.bench.deals import BENCH_VERSION, PRESETS, DealSet, Preset, preset_for
+from agents.playing.deal_sets import BENCH_VERSION, PRESETS, DealSet, Preset, preset_for
 
 __all__ = ["BENCH_VERSION", "PRESETS", "DealSet", "Preset", "preset_for"]

@@ -13,27 +13,26 @@ import shlex
 import sys
 from typing import Any
 
-from agents.arena import DealRecord
-from agents.arena.cli import (
-    EXIT_BAD_INPUT,
-    BadInput,
-    _at_least,
-    _Parser,
-    _workers,
-    add_backend_arguments,
-    connect,
-    split_agents,
-    stoppable,
-)
-from agents.arena.play import MODES
-from agents.arena.plot import plot_ladder, require_matplotlib
-from agents.arena.run import MAX_DEALS, check_duel
-from agents.arena.stats import Ratings
-from agents.bench import deals as deal_sets
 from agents.bench.crossplay import check_crossplay_agents, crossplay
 from agents.bench.ladder import compute_ladder, place, publish, published, references
 from agents.bench.runner import Bench, Store, pair_scores
 from agents.bench.sprt import SPRT
+from agents.playing import deal_sets
+from agents.playing.command_line import (
+    EXIT_BAD_INPUT,
+    BadInput,
+    Parser,
+    add_backend_arguments,
+    at_least,
+    capped_workers,
+    connect,
+    split_agents,
+    stoppable,
+)
+from agents.playing.duel import MODES, DealRecord
+from agents.playing.plot import plot_ladder, require_matplotlib
+from agents.playing.run import MAX_DEALS, check_duel
+from agents.playing.stats import Ratings
 from dehla_env.commands import typed_command
 from dehla_env.rules import PRESETS as RULESETS
 from dehla_env.rules import make_rules, parse_option_pairs
@@ -42,7 +41,7 @@ PROG = typed_command("agents.bench")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog=PROG,
         description="The benchmark: fixed deal sets, a reference ladder, sequential tests and cross-play.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -67,10 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compute-ladder", action="store_true", help="play the references' round robin")
     p.add_argument("--write", action="store_true", help="--compute-ladder: publish the result in the package")
     p.add_argument(
-        "--deals", type=_at_least(1, MAX_DEALS), default=None, help="first N deals of the set (default per task)"
+        "--deals", type=at_least(1, MAX_DEALS), default=None, help="first N deals of the set (default per task)"
     )
     p.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match")
-    p.add_argument("--workers", type=_at_least(1), default=None, help="processes (default: all cores)")
+    p.add_argument("--workers", type=at_least(1), default=None, help="processes (default: all cores)")
     add_backend_arguments(p)
     p.add_argument("--results", metavar="FILE", help="save finished blocks here; a rerun continues from them")
     p.add_argument("--plot", metavar="FILE.png", help="draw the ladder (or the cross-play table)")
@@ -142,7 +141,7 @@ def _main(argv: list[str]) -> int:
         if a.plot:
             require_matplotlib()
         store = Store(a.results, say=_say)  # ResultsError (a ValueError) for a file it cannot use
-        workers = _workers(a.workers)
+        workers = capped_workers(a.workers, _say)
         cluster = connect(a, workers)
     except (BadInput, ValueError, ModuleNotFoundError) as e:
         _say(f"error: {e}")

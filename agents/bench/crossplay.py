@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.arena import DuelResult
 from agents.bench.ratings import CrossPlayGap, TeamGame, TeamRatings, adhoc_score, crossplay_gaps, fit_team_ratings
 from agents.bench.runner import Bench
+from agents.playing.results import DuelResult
 
 
 @dataclass(frozen=True)

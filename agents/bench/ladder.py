@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.arena import DuelResult
-from agents.arena.stats import Estimate, Ratings, fit_ratings
-from agents.bench.deals import DATA, Preset
 from agents.bench.ratings import place_on_ladder
 from agents.bench.runner import Bench, file_digest
+from agents.playing.deal_sets import Preset
+from agents.playing.results import DuelResult
+from agents.playing.stats import Estimate, Ratings, fit_ratings
 from agents.registry import SHIPPED_POLICIES
 
 SEARCH_REFERENCE = "search:k=8,depth=3"
-LADDER_FILE = DATA / "ladder.json"
+LADDER_FILE = Path(__file__).resolve().parent / "data" / "ladder.json"
 ANCHOR = "random"
 
 

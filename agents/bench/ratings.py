@@ -1,8 +1,8 @@
 """Ratings for the benchmark and for partnership research.
 
-Everything here is on the Elo scale of :mod:`agents.arena.stats` (``400 * log10`` of the
+Everything here is on the Elo scale of :mod:`agents.playing.stats` (``400 * log10`` of the
 odds: a 400-point gap is 10:1 odds of winning a hand) and returns
-:class:`agents.arena.stats.Estimate` values with seeded bootstrap intervals.
+:class:`agents.playing.stats.Estimate` values with seeded bootstrap intervals.
 
 - :func:`place_on_ladder`: the rating of a new agent against references whose ratings
   are published and held fixed, so a new result lands on the same scale as the old ones
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.arena.stats import Estimate
+from agents.playing.stats import Estimate
 
 __all__ = [
     "CrossPlayGap",
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 #: Elo points per natural-log unit of odds: the ``400 * log10`` convention of
-#: :func:`agents.arena.stats.elo_scale`
+#: :func:`agents.playing.stats.elo_scale`
 ELO_PER_NAT = 400.0 / math.log(10.0)
 _CONFIDENCE = 0.95
 

@@ -2,7 +2,7 @@
 interrupted benchmark resumes from its partial results and a sequential test stops at
 a block boundary.
 
-A block is :func:`agents.arena.run_duel` on deals ``start .. start + n - 1`` of the
+A block is :func:`agents.playing.run.run_duel` on deals ``start .. start + n - 1`` of the
 set: what the whole duel would have played there (agents are seeded per deal and
 seat), so a duel's records are the same however it was cut into blocks, interrupted
 or spread over processes.
@@ -33,9 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.arena import DealRecord, DuelResult, run_duel
-from agents.arena.pool import Progress, make_progress
-from agents.bench.deals import DealSet
+from agents.playing.deal_sets import DealSet
+from agents.playing.duel import DealRecord
+from agents.playing.pool import Progress, make_progress
+from agents.playing.results import DuelResult
+from agents.playing.run import run_duel
 from agents.registry import weight_files
 from dehla_env.rules import Rules
 

@@ -5,7 +5,7 @@ for only as many deals as the claim needs.
 and the pair's score (A's share of the hands won over both games, a hand without a winner
 counting half) is one observation in ``[0, 1]``. Pairs are independent; games are not
 (both games of a deal share the cards), so the test runs on pairs, as every interval in
-:mod:`agents.arena.stats` does.
+:mod:`agents.playing.stats` does.
 
 **The test.** On the mean pair score ``mu``: H0 ``mu = mu0`` (0.5: no edge) against
 H1 ``mu = mu0 + delta``. Pair scores take a handful of values (0, .25, .5, .75, 1) with
@@ -26,7 +26,7 @@ would otherwise give a zero variance and an infinite LLR).
 ``delta``) when there is no edge; ``beta`` the chance of accepting H0 when the true edge
 is ``delta``. Between 0 and ``delta`` either answer may come: the test says which of the
 two hypotheses the data favour, not the size of the edge (report that with
-:func:`agents.arena.stats.mean_ci`). The crossing overshoots the bound, so the real error rates
+:func:`agents.playing.stats.mean_ci`). The crossing overshoots the bound, so the real error rates
 are usually a little below the nominal ones.
 
 **Determinism.** :meth:`SPRT.first_decision` scans the pairs in the order given (deal

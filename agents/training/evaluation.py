@@ -3,9 +3,9 @@
 The policy being trained plays each ``eval_opponents`` spec on the arena's duplicate
 deals (:mod:`agents.arena`: deal ``i``'s deck, dealer and chance from the seed, both
 ways round, each seat's agent seeded as the arena seeds it) and the figure is the
-arena's (:func:`agents.arena.stats.ratio_ci` of hands won over deals). The network is a
+arena's (:func:`agents.playing.stats.ratio_ci` of hands won over deals). The network is a
 :class:`~agents.nets.policy.PolicyAgent` around the learner's CPU copy
-(:func:`agents.arena.play.duel_in_process`), so nothing is
+(:func:`agents.playing.duel.duel_in_process`), so nothing is
 written for it: the figure is the one ``run_duel`` gives for a policy file of the same
 weights (``tests/test_train.py`` checks it).
 """
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import torch
 
-from agents.arena.play import duel_in_process
-from agents.arena.pool import torch_on_one_thread
-from agents.arena.stats import Estimate
 from agents.nets.agent import PolicyAgent
 from agents.nets.policy import PolicyNet
+from agents.playing.duel import duel_in_process
+from agents.playing.pool import torch_on_one_thread
+from agents.playing.stats import Estimate
 from dehla_env.rules import Rules
 
 

@@ -23,7 +23,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.base import Agent
 from agents.nets.policy import PolicyNet, ValueNet
+from agents.playing.loop import play, sampled
 from agents.registry import make_agent
 from agents.training.runs import Stop
 from dehla_env.augment import ALL_PERMUTATIONS, privileged_permutation, suit_permutation_maps
@@ -32,7 +34,7 @@ from dehla_env.engine import MatchState
 from dehla_env.rewards import last_hand_side0_reward, reward_weights
 from dehla_env.rules import Rules
 from dehla_env.seats import side_of
-from dehla_env.view import view_of
+from dehla_env.view import PlayerView
 
 
 @dataclass(frozen=True)
@@ -77,40 +79,41 @@ def record_teacher(task: TeacherTask) -> dict[str, np.ndarray]:
     rules = task.rules
     weights = reward_weights(dict(task.reward), rules)
     rng = np.random.default_rng(list(task.seed))
-    obs_l: list[np.ndarray] = []
-    crit_l: list[np.ndarray] = []
-    mask_l: list[np.ndarray] = []
-    act_l: list[int] = []
-    ret_l: list[float] = []
+    rows: dict[str, list] = {"obs": [], "priv": [], "mask": [], "action": [], "ret": []}
     for _ in range(task.hands):
         match = MatchState.new(rules, rng)
-        match.sample_chance(rng)
-        enc = ObservationEncoder(rules)
+        match.sample_chance(rng)  # the deal, before the teachers draw their seeds
         bots = [make_agent(task.teacher, rules, seed=int(rng.integers(2**31))) for _ in range(rules.players)]
-        seats: list[int] = []
-        while not match.hand.complete:
-            if match.is_chance():
-                match.sample_chance(rng)
-                continue
-            seat = match.current_player()
-            mask = match.legal_mask()
-            a = bots[seat].act(view_of(match, seat))
-            if mask.sum() > 1:
-                obs_l.append(enc.encode(match, seat))
-                crit_l.append(privileged_features(match, seat))
-                mask_l.append(mask)
-                act_l.append(a)
-                seats.append(seat)
-            match.apply_action(a)
+        seats = _teach_hand(match, bots, rng, rows)
         side0 = last_hand_side0_reward(weights, match)
-        ret_l.extend(side0 if side_of(s) == 0 else -side0 for s in seats)
+        rows["ret"].extend(side0 if side_of(s) == 0 else -side0 for s in seats)
     return {
-        "obs": np.stack(obs_l).astype(np.float32),
-        "priv": np.stack(crit_l).astype(np.float32),
-        "mask": np.stack(mask_l),
-        "action": np.array(act_l, np.int64),
-        "ret": np.array(ret_l, np.float32),
+        "obs": np.stack(rows["obs"]).astype(np.float32),
+        "priv": np.stack(rows["priv"]).astype(np.float32),
+        "mask": np.stack(rows["mask"]),
+        "action": np.array(rows["action"], np.int64),
+        "ret": np.array(rows["ret"], np.float32),
     }
+
+
+def _teach_hand(match: MatchState, bots: list[Agent], rng: np.random.Generator, rows: dict[str, list]) -> list[int]:
+    """Play the hand out with ``bots``; each decision with a choice is added to ``rows``.
+    Returns the seat of each recorded decision."""
+    enc = ObservationEncoder(match.rules)
+    seats: list[int] = []
+
+    def teach(seat: int, view: PlayerView) -> int:
+        a = bots[seat].act(view)
+        if len(view.legal_actions) > 1:
+            rows["obs"].append(enc.encode(match, seat))
+            rows["priv"].append(privileged_features(match, seat))
+            rows["mask"].append(match.legal_mask())
+            rows["action"].append(a)
+            seats.append(seat)
+        return a
+
+    play(match, teach, sampled(rng))
+    return seats
 
 
 @dataclass(frozen=True)

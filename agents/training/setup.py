@@ -14,10 +14,10 @@ from typing import Any
 
 import torch
 
-from agents.arena import check_duel
 from agents.distributed.cluster import RayCluster
 from agents.distributed.cluster import connect as cluster_for
 from agents.nets.policy import ARCHITECTURES, CheckpointError, PolicyNet, load_policy, read_checkpoint
+from agents.playing.run import check_duel
 from agents.registry import make_agent, policy_path
 from agents.training.pool import OpponentPool
 from agents.training.ppo import Learner
@@ -48,7 +48,7 @@ def check_setup(
     """``agent_specs``: (setting, spec) of every agent the run will build besides the
     evaluation opponents (the teacher); each must build for ``rules``. ``evaluation``:
     the evaluation's opponents, deals and seed (``None``: the run does not evaluate),
-    put through the arena's own check of a duel (:func:`agents.arena.check_duel`: the
+    put through the arena's own check of a duel (:func:`agents.playing.run.check_duel`: the
     deals, the seed, and each spec parsed with its declared bounds and built), so an
     opponent the duel would refuse (``search:margin=inf``) ends the run here, not at
     the first evaluation. ``partners``: the partner pool's weights (the kinds of

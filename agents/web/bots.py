@@ -36,10 +36,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from agents.base import Agent
 from agents.bots.heuristic import HardAgent
+from agents.playing.deals import seed_of
 from agents.registry import AGENTS, make_agent, parse_spec, policy_path, register_policies, shipped_policies
 from dehla_env.rules import Rules, make_rules
 from dehla_env.view import PlayerView
@@ -120,7 +119,7 @@ def thinks(spec: str) -> bool:
 
 def decision_seed(seed: int, seat: int, decision: int) -> int:
     """The seed of one bot decision: reproducible per game, seat and decision number."""
-    return int(np.random.SeedSequence([seed, 1000 + seat, decision]).generate_state(1)[0])
+    return seed_of(seed, 1000 + seat, decision)
 
 
 # ---------------------------------------------------------------------- the child

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.bench.deals import DealSet, load, preset_for
+from agents.playing.deal_sets import DealSet, load, preset_for
 from agents.registry import default_bot
 from agents.user_files import UserFileError, read_json, read_text, read_yaml
 from agents.web.bots import Catalogue

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.playing.deals import bot_seed
 from agents.registry import make_agent
 from agents.web.narrate import Narrator
 from dehla_env.actions import action_text, parse_action
@@ -52,11 +53,6 @@ class SetupError(ValueError):
     """A game that cannot be started (bad seat, unknown agent spec, missing checkpoint)."""
 
 
-def _seed_for(seed: int, seat: int) -> int:
-    """An independent, reproducible seed per bot seat (as ``agents.play`` does)."""
-    return int(np.random.SeedSequence([seed, 1000 + seat]).generate_state(1)[0])
-
-
 @dataclass
 class HandRecord:
     """One R6 ``hands`` entry, filled in as the hand is played."""
@@ -73,7 +69,7 @@ class WebGame:
     that the record says how to play the same match again and proves the deal fair. ``deck_source(dealer,
     rng)`` may give the decks instead of shuffling (prepared deals, tests);
     ``first_dealer`` and ``chance_seed`` (the seed of the R1.4 draw's generator) replay
-    a deal of a fixed set exactly as the arena deals it (:class:`agents.arena.FixedDeals`).
+    a deal of a fixed set exactly as the arena deals it (:class:`agents.playing.deals.FixedDeals`).
     """
 
     def __init__(
@@ -115,7 +111,7 @@ class WebGame:
                 continue
             spec = partner if side_of(s) == side_of(human_seat) else opponents
             try:
-                self.bots[s] = make_agent(spec, rules, _seed_for(seed, s))
+                self.bots[s] = make_agent(spec, rules, bot_seed(seed, s))
             except (ValueError, OSError, ImportError, KeyError) as e:
                 raise SetupError(f"agent {spec!r} for seat {s}: {e}") from None
             self.specs.append(spec)

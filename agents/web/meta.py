@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.bench.deals import PRESETS as BENCH_PRESETS
-from agents.bench.deals import Preset
 from agents.bench.ladder import published
+from agents.playing.deal_sets import PRESETS as BENCH_PRESETS
+from agents.playing.deal_sets import Preset
 from agents.registry import AGENTS, default_bot, shipped_policies
 from agents.web.rulebook import PRESET_SECTIONS
 from dehla_env.rules import PRESET_DESCRIPTIONS, PRESET_TITLES, PRESETS

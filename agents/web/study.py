@@ -7,14 +7,14 @@
 
 **Design.** An experiment file (:mod:`.experiment`) names the ruleset, the bot partners,
 the bot opponents, how many hands each participant plays and which deals of the
-benchmark's shipped set (:mod:`agents.bench.deals`) the study uses. Participant ``k``
+benchmark's shipped set (:mod:`agents.playing.deal_sets`) the study uses. Participant ``k``
 (in order of enrolment) plays with ``partners[k % len(partners)]`` on ``hands``
 consecutive deals of the range, starting ``k * hands`` into it, so with ``count ==
 hands`` every participant plays the same deals. The person sits at seat 0 on an even
 deal and seat 1 on an odd one, so both sides of every duplicate deal get played.
 
 **The baseline.** The same deals are played by the bots alone with the arena's
-duplicate machinery (:func:`agents.arena.run_duel` on the set, ``fixed=``, from the
+duplicate machinery (:func:`agents.playing.run.run_duel` on the set, ``fixed=``, from the
 set's own seed): the partner spec on both seats of the person's side against the same
 opponents, both ways round. The person's result on deal ``i`` is compared with the
 bot+bot result on deal ``i`` *in the same seats*, so the cards cancel out and what is
@@ -37,7 +37,7 @@ kept in ``participants.json`` and the records; by default there is no such field
 a hand with no winner counting half), the bot+bot side's on the same deals and seats,
 and their difference, each with a 95% interval. The hands of one participant are not
 independent (one person's skill runs through them), so the participant is the unit:
-the ratio estimator of :func:`agents.arena.stats.ratio_ci` over participants, as the arena
+the ratio estimator of :func:`agents.playing.stats.ratio_ci` over participants, as the arena
 uses it over deals of unequal length.
 """
 
@@ -59,8 +59,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena.deals import agent_seed
-from agents.arena.stats import Estimate, format_table, ratio_ci
+from agents.base import Agent
+from agents.playing.deals import agent_seed, seed_of
+from agents.playing.loop import play
+from agents.playing.stats import Estimate, format_table, ratio_ci
 from agents.web.bots import Catalogue, policy_files
 from agents.web.experiment import Experiment, ExperimentError, load_experiment
 from agents.web.game import WebGame
@@ -114,10 +116,6 @@ class StudyHand:
     game: WebGame
     index: int  # the deal's index in the set
     recorded: bool = False
-
-
-def _seed_of(*parts: int) -> int:
-    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
 
 def _iso(t: float | None = None) -> str:
@@ -243,7 +241,7 @@ class Study:
             exp.seat_for(index),
             p.partner,
             exp.opponents,
-            seed=_seed_of(exp.deal_set.seed, index, p.number),
+            seed=seed_of(exp.deal_set.seed, index, p.number),
             deck_source=lambda _dealer, _rng: deck,
             first_dealer=int(deals.dealers[index]),
             chance_seed=int(deals.chance[index]),
@@ -324,9 +322,9 @@ def open_study(path: Path | str, record_dir: Path | None = None, policy_dir: Pat
 # ---------------------------------------------------------------------- baseline
 def baseline(experiment: Experiment, folder: Path | None = None) -> dict[str, dict[int, tuple[float, float]]]:
     """Per partner spec, per deal index: the bot+bot side's score in game 0 (its side on
-    the even seats) and game 1 (the odd seats), from :func:`agents.arena.run_duel` on the
+    the even seats) and game 1 (the odd seats), from :func:`agents.playing.run.run_duel` on the
     experiment's deals. Cached in ``folder/baseline.json`` (it depends on the file only)."""
-    from agents.arena import run_duel
+    from agents.playing.run import run_duel
 
     cache = None if folder is None else folder / "baseline.json"
     key = {
@@ -462,7 +460,7 @@ def analyse(
 ) -> list[PartnerResult]:
     """Per partner (in the order of ``partners``, else by name), the human+bot side's score, the
     bot+bot side's on the same deals, and the difference, each with its interval over
-    participants (:func:`agents.arena.stats.ratio_ci`: a participant's hands are one unit).
+    participants (:func:`agents.playing.stats.ratio_ci`: a participant's hands are one unit).
     Rows without a baseline are left out."""
     by_partner: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for r in rows:
@@ -548,21 +546,33 @@ def simulate(study: Study, people: int, player: str = "medium", seed: int = 0) -
         hand = study.current(p)
         while hand is not None:
             game = hand.game
-            base = study.experiment.deal_set.seed if seed == 0 else _seed_of(seed, p.number)
+            base = study.experiment.deal_set.seed if seed == 0 else seed_of(seed, p.number)
             me = make_agent(player, study.experiment.rules, agent_seed(base, hand.index, game.human))
-            while not study.hand_over(hand):
-                if game.draw():
-                    continue
-                turn = game.bot_turn()
-                if turn is None:
-                    game.play(action_text(me.act(game.view())))  # the person's seat: its own view only
-                else:
-                    seat, agent, view = turn
-                    game.apply_bot(seat, agent.act(view))
+            _play_out(study, hand, me)
             study.after_change(p, hand)
             hand = study.next_hand(p)
         done.append(p)
     return done
+
+
+def _play_out(study: Study, hand: StudyHand, me: Agent) -> None:
+    """Play the study hand out through the game (its records and log), ``me`` deciding
+    for the person's seat from that seat's view only, as every seat decides."""
+    game = hand.game
+
+    def apply(seat: int, action: int) -> None:
+        if seat == game.human:
+            game.play(action_text(action))  # as the person's move arrives: R6 text
+        else:
+            game.apply_bot(seat, action)
+
+    play(
+        game.match,
+        lambda seat, view: (me if seat == game.human else game.bots[seat]).act(view),
+        lambda _match: game.draw(),
+        over=lambda _match: study.hand_over(hand),
+        apply=apply,
+    )
 
 
 # ---------------------------------------------------------------------- the command

@@ -48,9 +48,10 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agents.bots.heuristic import HardAgent
+from agents.playing.deals import bot_seed
 from agents.registry import default_bot, make_agent
 from agents.web.bots import BotCancelled, BotFailed, Catalogue, Thinker, decision_seed
-from agents.web.game import SetupError, WebGame, _seed_for
+from agents.web.game import SetupError, WebGame
 from agents.web.guard import RequestError, TokenBucket, parse_json
 from agents.web.narrate import Narrator
 from agents.web.records import record_of, save_record
@@ -174,7 +175,7 @@ class SharedGame(WebGame):
 
     def build_bot(self, seat: int, spec: str) -> Any:
         try:
-            return make_agent(spec, self.rules, _seed_for(self.seed, seat))
+            return make_agent(spec, self.rules, bot_seed(self.seed, seat))
         except (ValueError, OSError, ImportError, KeyError) as e:
             raise SetupError(f"agent {spec!r} for seat {seat}: {e}") from None
 

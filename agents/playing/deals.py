@@ -5,7 +5,7 @@ Nothing here depends on how deals are split between worker processes; that is wh
 makes a result the same with one worker or sixteen (see the package docstring).
 
 A :class:`FixedDeals` replaces the generated cards, dealers and R1.4 draws by explicit
-ones (the benchmark's shipped deal sets, :mod:`agents.bench.deals`): the same deals
+ones (the benchmark's shipped deal sets, :mod:`agents.playing.deal_sets`): the same deals
 then whatever numpy's generators do in a later version.
 """
 
@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.playing.loop import Chance
 from dehla_env.cards import shuffled_deck
+from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import Rules
 from dehla_env.seats import side_of
 
@@ -63,6 +65,26 @@ def match_deck(rules: Rules, seed: int, index: int, k: int) -> list[int]:
     return shuffled_deck(np.random.default_rng([seed, index, MATCH_DECK, k]), rules.packs)
 
 
+def game_chance(rules: Rules, seed: int, index: int, fixed: FixedDeals | None, *, whole_match: bool) -> Chance:
+    """The chance of one game of deal ``index``: hand 0 dealt :func:`deal_deck`; one
+    hand draws (R1.4) from :func:`chance_rng`; a whole match deals hand ``k >= 1``
+    :func:`match_deck` and draws hand ``k``'s card from a generator of its own."""
+    draws = None if whole_match else chance_rng(seed, index, fixed)
+    dealt = 0
+
+    def chance(match: MatchState) -> None:
+        nonlocal dealt
+        if match.hand.phase == Phase.DRAW:
+            rng = draws if draws is not None else np.random.default_rng([seed, index, MATCH_DRAW, dealt - 1])
+            match.sample_chance(rng)
+        else:
+            first = dealt == 0
+            match.apply_deal(deal_deck(rules, seed, index, fixed) if first else match_deck(rules, seed, index, dealt))
+            dealt += 1
+
+    return chance
+
+
 def deal_dealer(rules: Rules, index: int, fixed: FixedDeals | None = None) -> int:
     """The dealer of deal ``index``: the seats take turns, so no side always deals."""
     if fixed is not None:
@@ -70,9 +92,19 @@ def deal_dealer(rules: Rules, index: int, fixed: FixedDeals | None = None) -> in
     return index % rules.players
 
 
+def seed_of(*parts: int) -> int:
+    """One reproducible seed from integers (a game's seed, a deal, a seat, a decision)."""
+    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
+
+
 def agent_seed(seed: int, index: int, seat: int) -> int:
     """The seed of the agent at ``seat`` in deal ``index`` (both games of the deal)."""
-    return int(np.random.SeedSequence([seed, index, AGENT, seat]).generate_state(1)[0])
+    return seed_of(seed, index, AGENT, seat)
+
+
+def bot_seed(seed: int, seat: int) -> int:
+    """The seed of the bot at ``seat`` in a game seeded ``seed`` (the terminal and web games)."""
+    return seed_of(seed, 1000 + seat)
 
 
 def seat_specs(

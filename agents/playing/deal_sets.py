@@ -3,13 +3,13 @@ package, so ``python -m agents.bench`` gives the same numbers on every machine a
 with every numpy version (a deal set is data, not a seed).
 
 A set holds, per deal, the deck (card ids in dealing order), the dealer and the seed of
-the chance generator of its R1.4 draw (:class:`agents.arena.FixedDeals`), and the
-seed that seeds the agents at each seat (:func:`agents.arena.agent_seed`). ``--deals
+the chance generator of its R1.4 draw (:class:`.deals.FixedDeals`), and the
+seed that seeds the agents at each seat (:func:`.deals.agent_seed`). ``--deals
 N`` plays the first ``N`` deals of the set, so a smaller benchmark is a prefix of a
 larger one.
 
-The sets were written by ``python -m agents.bench.deals --write`` (from the generators
-of :mod:`agents.arena.deals` and the seeds in :data:`PRESETS`); they change only with
+The sets were written by ``python -m agents.playing.deal_sets --write`` (from the generators
+of :mod:`agents.playing.deals` and the seeds in :data:`PRESETS`); they change only with
 :data:`BENCH_VERSION`, which every result carries.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena.deals import CHANCE, FixedDeals, deal_dealer, deal_deck
+from agents.playing.deals import CHANCE, FixedDeals, deal_dealer, deal_deck
 from dehla_env.rules import Rules, make_rules
 
 #: the version of the deal sets and of the protocol (references, deals per comparison)
@@ -125,7 +125,7 @@ def load(preset: Preset) -> DealSet:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.bench.deals", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m agents.playing.deal_sets", description=__doc__.split("\n\n")[0])
     p.add_argument("--write", action="store_true", help=f"(re)write every preset's set into {DATA}")
     p.add_argument("--deals", type=int, default=DEALS_PER_SET)
     a = p.parse_args(argv)

@@ -12,11 +12,11 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agents.arena.deals import FixedDeals
-from agents.arena.play import MODES, Task
-from agents.arena.pool import chunks, execute, resolve_workers
-from agents.arena.results import DuelResult, RoundRobinResult
-from agents.arena.stats import fit_ratings
+from agents.playing.deals import FixedDeals
+from agents.playing.duel import MODES, Task
+from agents.playing.pool import chunks, execute, resolve_workers
+from agents.playing.results import DuelResult, RoundRobinResult
+from agents.playing.stats import fit_ratings
 from agents.registry import make_agent
 from dehla_env.rules import Rules
 

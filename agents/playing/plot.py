@@ -7,7 +7,7 @@ from types import ModuleType
 
 import numpy as np
 
-from agents.arena.stats import Ratings
+from agents.playing.stats import Ratings
 
 PLOT_EXTRA = "pip install 'dehla[plot]'"
 

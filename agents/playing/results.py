@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena.play import Clock, DealRecord
-from agents.arena.plot import plot_ladder
-from agents.arena.stats import Estimate, Ratings, bootstrap_ci, fit_ratings, format_table, mean_ci, ratio_ci
+from agents.playing.duel import Clock, DealRecord
+from agents.playing.plot import plot_ladder
+from agents.playing.stats import Estimate, Ratings, bootstrap_ci, fit_ratings, format_table, mean_ci, ratio_ci
 from dehla_env.rules import Rules
 
 

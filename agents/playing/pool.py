@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from agents.arena.play import Clock, DealRecord, Task, run_chunk
+from agents.playing.duel import Clock, DealRecord, Task, run_chunk
 from agents.registry import weight_files
 
 if TYPE_CHECKING:
