@@ -16,10 +16,10 @@ suit network, with the card features), held to the torch network by
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from dehla_env.rules import PACKS_FOR_PLAYERS, Rules, RulesError, make_rules
 #: what a play file's metadata names as its format
 FORMAT = "dehla-policy/1"
 PLAY_SUFFIX = ".safetensors"
+T = TypeVar("T")
 #: the largest play file read at all (the shipped ones are under 1 MB)
 MAX_PLAY_FILE_BYTES = 256 << 20
 
@@ -240,16 +241,22 @@ def write_play_file(
     save_file({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in weights.items()}, str(out), metadata)
 
 
+def naming_file(path: str | Path, read: Callable[[], T]) -> T:
+    """``read()``, with any :class:`CheckpointError` it raises naming the file. The error
+    is raised outside the handler that caught the cause, so it holds no frame with the
+    file's bytes or tensors: a refused file leaves nothing held."""
+    name = str(Path(path))
+    try:
+        return read()
+    except CheckpointError as e:
+        problem = str(e) if str(e).startswith(name) else f"{name}: {e}"
+    raise CheckpointError(problem)
+
+
 def read_play_file(path: str | Path) -> tuple[NumpyPolicyNet, Rules]:
     """The numpy network and the rules it was trained for, from a play file; every
     problem is one :class:`CheckpointError` naming the file (see the module docstring)."""
-    p = Path(path)
-    problem = None
-    try:
-        return _read_checked(p)
-    except CheckpointError as e:
-        problem = str(e) if str(e).startswith(str(p)) else f"{p}: {e}"
-    raise CheckpointError(problem)
+    return naming_file(path, lambda: _read_checked(Path(path)))
 
 
 def _read_checked(p: Path) -> tuple[NumpyPolicyNet, Rules]:

@@ -33,6 +33,7 @@ from agents.nets.play import (
     NUM_CARD_FEATURES,
     PLAY_SUFFIX,
     CheckpointError,
+    naming_file,
     net_config,
     net_input_layout,
     policy_rules,
@@ -305,17 +306,8 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
       and plain containers and refuses any pickled object that could run code.
 
     Every problem is one :class:`CheckpointError` naming the file (never a torch
-    traceback). The error is raised outside the handler that caught the cause, so it
-    holds no frame with the file's bytes or tensors: a refused file leaves nothing held."""
-    p = Path(path)
-    problem = None
-    try:
-        ckpt = _load_checked(p)
-    except CheckpointError as e:
-        problem = str(e) if str(e).startswith(str(p)) else f"{p}: {e}"
-    if problem is not None:
-        raise CheckpointError(problem)
-    return ckpt
+    traceback, :func:`~agents.nets.play.naming_file`)."""
+    return naming_file(path, lambda: _load_checked(Path(path)))
 
 
 def _load_checked(p: Path) -> Any:
@@ -351,14 +343,8 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
         net = PolicyNet(c.obs_size, c.hidden, c.card_features, c.arch, players=c.players)
         net.load_state_dict({k: torch.from_numpy(v) for k, v in played.weights.items()})
         return net.eval(), rules
-    ckpt = read_checkpoint(path)
-    problem = None
-    try:
-        return policy_from_checkpoint(ckpt)
-    except CheckpointError as e:
-        problem = str(e) if str(e).startswith(str(path)) else f"{path}: {e}"
-    del ckpt  # a refused file's tensors go now, not when the error is dropped
-    raise CheckpointError(problem)
+    # the checkpoint lives in the lambda's frame only: a refused file's tensors go with it
+    return naming_file(path, lambda: policy_from_checkpoint(read_checkpoint(path)))
 
 
 def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
