@@ -37,10 +37,7 @@ ENV_IDS: dict[str, str] = {p.gym_id: name for name, p in PRESET_TABLE.items()}
 
 
 def single_agent_env(
-    rules: str | Rules = "dehla",
-    opponents: Any = None,
-    partner: Any = None,
-    **kwargs: Any,
+    rules: str | Rules = "dehla", opponents: Any = None, partner: Any = None, **kwargs: Any
 ) -> SingleAgentEnv:
     """A :class:`SingleAgentEnv` whose other seats may be given as agent specs: a spec
     becomes one agent per seat, seeded by seat (``reset(seed=...)`` re-seeds them)."""

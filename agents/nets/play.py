@@ -63,6 +63,15 @@ def net_input_layout(num_players: int, card_features: bool) -> Layout:
     return Layout(num_players, parts + (FEATURE_PARTS if card_features else []))
 
 
+def feature_slices(num_players: int) -> dict[str, slice]:
+    """The observation slices the card features read; ``in_force``: the trump_state
+    one-hot's column "known and in force" (none / in force / own closed secret / hidden)."""
+    lay = layout_for(num_players)
+    s = {n: slice(lay[n].offset, lay[n].stop) for n in ("hand", "played", "trick", "trick_winning", "trump_suit")}
+    s["in_force"] = slice(lay["trump_state"].offset + 1, lay["trump_state"].offset + 2)
+    return s
+
+
 def higher_same_suit() -> np.ndarray:
     """``H[c, d] = 1`` when ``d`` is of ``c``'s suit and ranks above it."""
     cards = np.arange(NUM_CARDS)
@@ -158,12 +167,7 @@ class NumpyPolicyNet:
         self.obs_size, self.players, self.arch = config.obs_size, config.players, config.arch
         # each Linear's weight transposed once, so a layer is x @ w + b as in torch's x @ W.T + b
         self.w = {k: np.ascontiguousarray(v.T if v.ndim == 2 else v, dtype=np.float32) for k, v in weights.items()}
-        lay = layout_for(config.players)
-        self._slices = {name: slice(lay[name].offset, lay[name].stop) for name in ("hand", "played", "trick")}
-        self._slices["winning"] = slice(lay["trick_winning"].offset, lay["trick_winning"].stop)
-        self._slices["trump"] = slice(lay["trump_suit"].offset, lay["trump_suit"].stop)
-        # trump_state one-hot: none / known and in force / own closed secret / hidden
-        self._in_force = lay["trump_state"].offset + 1
+        self._slices = feature_slices(config.players)
         self._packs = np.float32(PACKS_FOR_PLAYERS[config.players])
         self._higher, self._suit_of = higher_same_suit(), suit_matrix()
         if config.arch == "suits":
@@ -217,8 +221,8 @@ class NumpyPolicyNet:
         higher_unseen = unseen @ self._higher.T / np.float32(NUM_RANKS - 1)
         master = ((hand > 0) & (higher_unseen <= 1e-6)).astype(np.float32)
         trick = obs[:, s["trick"]].reshape(-1, n, NUM_CARDS)
-        winning = np.minimum((trick * obs[:, s["winning"], None]).sum(1), 1.0)
-        trump = obs[:, s["trump"]] * obs[:, self._in_force : self._in_force + 1]
+        winning = np.minimum((trick * obs[:, s["trick_winning"], None]).sum(1), 1.0)
+        trump = obs[:, s["trump_suit"]] * obs[:, s["in_force"]]
         winning_is_trump = (winning @ self._suit_of * trump).sum(-1, keepdims=True)
         any_winning = winning.sum(-1, keepdims=True)
         beats = winning @ self._higher + (trump @ self._suit_of.T) * (any_winning - winning_is_trump)
