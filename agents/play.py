@@ -229,12 +229,8 @@ class TerminalGame:
         n = rules.players
         if not 0 <= human_seat < n:
             raise ValueError(f"seat must be 0..{n - 1} for {n} players, not {human_seat}")
-        self.rules = rules
-        self.human = human_seat
-        self.input_fn = input_fn
-        self.print_fn = print_fn
-        self.symbols = symbols
-        self.auto_forced = auto_forced
+        self.rules, self.human, self.symbols, self.auto_forced = rules, human_seat, symbols, auto_forced
+        self.input_fn, self.print_fn = input_fn, print_fn
         self.rng = np.random.default_rng(None if seed is None else [seed, 0])
         self.match = MatchState.new(rules, self.rng)
         self.specs: dict[int, str] = {}

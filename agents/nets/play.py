@@ -192,12 +192,10 @@ class NumpyPolicyNet:
         return y if bias is None else y + bias
 
     def _mlp(self, x: np.ndarray) -> np.ndarray:
-        layers = len(self.config.hidden) + 1
-        for i in range(layers):
-            x = self._linear(str(2 * i), x)
-            if i < layers - 1:
-                x = _relu(x)
-        return x
+        depth = len(self.config.hidden)
+        for i in range(depth):
+            x = _relu(self._linear(str(2 * i), x))
+        return self._linear(str(2 * depth), x)
 
     def _suits(self, x: np.ndarray) -> np.ndarray:
         batch = x.shape[0]

@@ -77,11 +77,9 @@ class PolicyNet(nn.Module):
         *,
         players: int | None = None,
     ) -> None:
-        """``players``: the player count of the rules the network plays (R1.1), which
-        the card features and the suit network's layout are built for; a network built
-        for rules (:meth:`for_rules`, a checkpoint's ``rules``) is told it. Left out, it
-        is the count whose observation is ``obs_size`` wide (a network built from a bare
-        width)."""
+        """``players``: the player count of the rules it plays (R1.1), which the card
+        features and the suit network are built for; left out, the count whose
+        observation is ``obs_size`` wide."""
         super().__init__()
         if arch not in ARCHITECTURES:
             raise ValueError(f"arch must be one of {ARCHITECTURES}, not {arch!r}")
@@ -169,37 +167,18 @@ MAX_CHECKPOINT_TENSOR_BYTES = 256 << 20
 MAX_CHECKPOINT_PICKLE_BYTES = 16 << 20
 
 _ITEM_BYTES = {
-    "DoubleStorage": 8,
-    "FloatStorage": 4,
-    "HalfStorage": 2,
-    "BFloat16Storage": 2,
-    "LongStorage": 8,
-    "IntStorage": 4,
-    "ShortStorage": 2,
-    "CharStorage": 1,
-    "ByteStorage": 1,
-    "BoolStorage": 1,
-    "ComplexFloatStorage": 8,
-    "ComplexDoubleStorage": 16,
-    "UntypedStorage": 1,  # its declared size is in bytes
-}
+    "DoubleStorage": 8, "FloatStorage": 4, "HalfStorage": 2, "BFloat16Storage": 2, "LongStorage": 8, "IntStorage": 4,
+    "ShortStorage": 2, "CharStorage": 1, "ByteStorage": 1, "BoolStorage": 1, "ComplexFloatStorage": 8,
+    "ComplexDoubleStorage": 16, "UntypedStorage": 1,  # an untyped storage's declared size is in bytes
+}  # fmt: skip
 #: the globals a checkpoint's pickle may name (what ``torch.save`` of tensors, state
 #: dicts and plain data writes); anything else is refused before torch reads the file
 _PLAIN_GLOBALS = {
-    "collections.OrderedDict",
-    "_codecs.encode",
-    "builtins.set",
-    "builtins.frozenset",
-    "builtins.bytearray",
-    "builtins.complex",
-    "torch._utils._rebuild_tensor_v2",
-    "torch._utils._rebuild_parameter",
-    "torch._utils._rebuild_parameter_with_state",
-    "torch.device",
-    "torch.Size",
-    "torch.serialization._get_layout",
+    "collections.OrderedDict", "_codecs.encode", "builtins.set", "builtins.frozenset", "builtins.bytearray",
+    "builtins.complex", "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_parameter",
+    "torch._utils._rebuild_parameter_with_state", "torch.device", "torch.Size", "torch.serialization._get_layout",
     "torch.storage.UntypedStorage",
-}
+}  # fmt: skip
 
 
 class _Stub:
@@ -211,17 +190,10 @@ class _Stub:
     def __call__(self, *args: Any, **kwargs: Any) -> _Stub:
         return _Stub()
 
-    def __setitem__(self, key: Any, value: Any) -> None:
-        pass
-
-    def __setstate__(self, state: Any) -> None:
-        pass
-
-    def append(self, value: Any) -> None:
-        pass
-
-    def extend(self, values: Any) -> None:
-        pass
+    def __setitem__(self, key: Any, value: Any) -> None: ...
+    def __setstate__(self, state: Any) -> None: ...
+    def append(self, value: Any) -> None: ...
+    def extend(self, values: Any) -> None: ...
 
 
 class _DeclaredStorages(pickle.Unpickler):
@@ -255,6 +227,14 @@ class _DeclaredStorages(pickle.Unpickler):
         return _Stub("storage")
 
 
+def _refused(name: str) -> CheckpointError:
+    """A checkpoint holding ``name``, a global no plain checkpoint names."""
+    return CheckpointError(
+        f"refused: it holds {name}, which a plain checkpoint never does "
+        "(only tensors and plain data load; nothing in the file was run)"
+    )
+
+
 def _check_declared_sizes(data: bytes) -> None:
     """Refuse a checkpoint whose zip records or declared storages are over the caps,
     or whose pickle names a global a plain checkpoint never does; reads only the zip
@@ -282,10 +262,7 @@ def _check_declared_sizes(data: bytes) -> None:
     except Exception as e:  # a broken pickle: whatever the unpickler raises
         raise CheckpointError(f"not a torch checkpoint ({type(e).__name__}; nothing in it was run)") from None
     if scan.refused is not None:
-        raise CheckpointError(
-            f"refused: it holds {scan.refused}, which a plain checkpoint never does "
-            "(only tensors and plain data load; nothing in the file was run)"
-        )
+        raise _refused(scan.refused)
     total = sum(scan.storages.values())
     if total > MAX_CHECKPOINT_TENSOR_BYTES:
         raise CheckpointError(
@@ -322,10 +299,7 @@ def _load_checked(p: Path) -> Any:
         text = str(e)
         found = re.search(r"Unsupported global: GLOBAL (\S+)", text)
         if found:  # a pickled object that would run code or build arbitrary classes
-            raise CheckpointError(
-                f"refused: it holds {found.group(1)}, which a plain checkpoint never does "
-                "(only tensors and plain data load; nothing in the file was run)"
-            ) from None
+            raise _refused(found.group(1)) from None
         raise CheckpointError("not a torch checkpoint (unreadable as one; nothing in it was run)") from None
     except Exception as e:  # torch raises RuntimeError, EOFError, ... for a non-checkpoint
         raise CheckpointError(f"not a torch checkpoint ({type(e).__name__}: {str(e)[:200]})") from None
@@ -357,8 +331,7 @@ def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
         net.load_state_dict(ckpt["model"])
     except (RuntimeError, TypeError, AttributeError, KeyError) as e:
         raise CheckpointError(f"the weights do not fit model_config: {str(e)[:200]}") from None
-    net.eval()
-    return net, rules
+    return net.eval(), rules
 
 
 def policy_checkpoint(net: PolicyNet, rules: Rules) -> dict[str, Any]:
@@ -420,10 +393,8 @@ def export_torchscript(policy: str | Path | PolicyNet, out: str | Path, relabel:
     """Export a policy (a network or a checkpoint file) to TorchScript: ``logits = module(obs)``;
     with ``relabel`` the logits of :class:`RelabelledNet`."""
     net, obs_size = _exported(policy, relabel)
-    scripted = torch.jit.trace(net, torch.zeros(1, obs_size))
-    out = Path(out)
-    scripted.save(str(out))
-    return out
+    torch.jit.trace(net, torch.zeros(1, obs_size)).save(str(out))
+    return Path(out)
 
 
 class MaskedPolicy(nn.Module):
@@ -446,7 +417,6 @@ def export_onnx(policy: str | Path | PolicyNet, out: str | Path, relabel: bool =
     -inf where illegal) and ``action`` [batch] int64, the greedy legal action; with
     ``relabel`` averaged over the suit relabellings (:class:`RelabelledNet`)."""
     net, obs_size = _exported(policy, relabel)
-    out = Path(out)
     torch.onnx.export(
         MaskedPolicy(net).eval(),
         (torch.zeros(1, obs_size), torch.ones(1, NUM_ACTIONS, dtype=torch.bool)),
@@ -456,4 +426,4 @@ def export_onnx(policy: str | Path | PolicyNet, out: str | Path, relabel: bool =
         dynamic_axes={"obs": {0: "batch"}, "mask": {0: "batch"}, "logits": {0: "batch"}, "action": {0: "batch"}},
         dynamo=False,
     )
-    return out
+    return Path(out)
