@@ -30,10 +30,11 @@ from dehla_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, suit_of
 from dehla_env.encoding import Axis, Layout, layout_for
 from dehla_env.rules import PACKS_FOR_PLAYERS, Rules, RulesError, make_rules
 
+T = TypeVar("T")
+
 #: what a play file's metadata names as its format
 FORMAT = "dehla-policy/1"
 PLAY_SUFFIX = ".safetensors"
-T = TypeVar("T")
 #: the largest play file read at all (the shipped ones are under 1 MB)
 MAX_PLAY_FILE_BYTES = 256 << 20
 

@@ -85,18 +85,14 @@ class PolicyNet(nn.Module):
             raise ValueError(f"arch must be one of {ARCHITECTURES}, not {arch!r}")
         if players is not None and layout_for(players).size != obs_size:
             raise ValueError(f"{players} players observe {layout_for(players).size} entries, not {obs_size}")
-        self.obs_size = obs_size
-        self.hidden = tuple(hidden)
-        self.card_features = card_features
-        self.arch = arch
+        self.obs_size, self.hidden, self.card_features, self.arch = obs_size, tuple(hidden), card_features, arch
         needs_players = card_features or arch == "suits"
         self.players = players if players is not None or not needs_players else players_for_observation(obs_size)
         self.features = CardFeatures(self.players) if self.players is not None and card_features else None
         self.input_size = obs_size + (NUM_CARD_FEATURES if card_features else 0)  # of the MLP: see net_input
         if arch == "suits":
             assert self.players is not None
-            layout = net_input_layout(self.players, card_features)
-            self.net: nn.Module = SuitNet(layout, self.hidden)
+            self.net: nn.Module = SuitNet(net_input_layout(self.players, card_features), self.hidden)
         else:
             self.net = mlp([self.input_size, *hidden], NUM_ACTIONS)
 
