@@ -37,10 +37,7 @@ ENV_IDS: dict[str, str] = {p.gym_id: name for name, p in PRESET_TABLE.items()}
 
 
 def single_agent_env(
-    rules: str | Rules = "dehla",
-    opponents: Any = None,
-    partner: Any = None,
-    **kwargs: Any,
+    rules: str | Rules = "dehla", opponents: Any = None, partner: Any = None, **kwargs: Any
 ) -> SingleAgentEnv:
     """A :class:`SingleAgentEnv` whose other seats may be given as agent specs: a spec
     becomes one agent per seat, seeded by seat (``reset(seed=...)`` re-seeds them)."""
@@ -70,14 +67,13 @@ def single_agent_env(
 def register_envs() -> None:
     """Register the gymnasium ids (see the module docstring); ids already there are kept."""
     for env_id, rules in ENV_IDS.items():
-        if env_id in gymnasium.registry:
-            continue
-        gymnasium.register(
-            id=env_id,
-            entry_point="agents.envs:single_agent_env",
-            kwargs={"rules": rules, "illegal_action": "terminate"},
-            max_episode_steps=MAX_HAND_STEPS,
-        )
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                id=env_id,
+                entry_point="agents.envs:single_agent_env",
+                kwargs={"rules": rules, "illegal_action": "terminate"},
+                max_episode_steps=MAX_HAND_STEPS,
+            )
 
 
 register_envs()

@@ -36,16 +36,7 @@ import numpy as np
 from agents.playing.deals import bot_seed
 from agents.playing.loop import play
 from agents.registry import default_bot, make_agent, spec_help
-from dehla_env.actions import (
-    PASS_ACTION,
-    TRUMP_OFFSET,
-    action_text,
-    bid_of,
-    is_bid,
-    is_card,
-    is_trump,
-    parse_action,
-)
+from dehla_env.actions import PASS_ACTION, TRUMP_OFFSET, action_text, bid_of, is_bid, is_card, is_trump, parse_action
 from dehla_env.cards import RANK_LETTERS, SUIT_LETTERS, rank_of, suit_of
 from dehla_env.commands import typed_command
 from dehla_env.engine import DRAWN, MatchState, MatchWinner, Phase, TrumpContext
@@ -238,12 +229,8 @@ class TerminalGame:
         n = rules.players
         if not 0 <= human_seat < n:
             raise ValueError(f"seat must be 0..{n - 1} for {n} players, not {human_seat}")
-        self.rules = rules
-        self.human = human_seat
-        self.input_fn = input_fn
-        self.print_fn = print_fn
-        self.symbols = symbols
-        self.auto_forced = auto_forced
+        self.rules, self.human, self.symbols, self.auto_forced = rules, human_seat, symbols, auto_forced
+        self.input_fn, self.print_fn = input_fn, print_fn
         self.rng = np.random.default_rng(None if seed is None else [seed, 0])
         self.match = MatchState.new(rules, self.rng)
         self.specs: dict[int, str] = {}
@@ -268,16 +255,14 @@ class TerminalGame:
 
     def who(self, seat: int) -> str:
         """A seat in the move log, with its role and bot."""
+        return self.role(seat, bot=True)
+
+    def role(self, seat: int, bot: bool = False) -> str:
+        """A seat in the table, short: ``seat 2 (partner)``; with ``bot``, its spec too."""
         if seat == self.human:
             return f"seat {seat} (you)"
         role = "partner" if side_of(seat) == side_of(self.human) else "opponent"
-        return f"seat {seat} ({role}, {self.specs[seat]})"
-
-    def role(self, seat: int) -> str:
-        """A seat in the table, short: ``seat 2 (partner)``."""
-        if seat == self.human:
-            return f"seat {seat} (you)"
-        return f"seat {seat} ({'partner' if side_of(seat) == side_of(self.human) else 'opponent'})"
+        return f"seat {seat} ({role}, {self.specs[seat]})" if bot else f"seat {seat} ({role})"
 
     def card(self, card: int) -> str:
         return card_label(card, self.symbols)
@@ -513,10 +498,7 @@ class TerminalGame:
     # ------------------------------------------------------------------ the person
     def _moves_text(self, legal: Sequence[int]) -> str:
         items = [f"{i}) {self.move(a)}" for i, a in enumerate(legal, 1)]
-        lines = []
-        for k in range(0, len(items), 8):
-            lines.append("  " + "   ".join(items[k : k + 8]))
-        return "\n".join(lines)
+        return "\n".join("  " + "   ".join(items[k : k + 8]) for k in range(0, len(items), 8))
 
     def _situation(self) -> str:
         hand = self.match.hand

@@ -145,20 +145,9 @@ def _default_text(p: Param) -> str:
 
 
 # ---------------------------------------------------------------------- builders
-def _random(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
-    return RandomAgent(seed)
-
-
-def _easy(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
-    return EasyAgent(seed)
-
-
-def _medium(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
-    return MediumAgent(seed)
-
-
-def _hard(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
-    return HardAgent(seed)
+def _seeded(cls: Callable[[int | None], Agent]) -> Builder:
+    """The builder of a bot with no parameters but its seed."""
+    return lambda rules, p, seed: cls(seed)
 
 
 def _search(rules: Rules, p: dict[str, Any], seed: int | None) -> Agent:
@@ -344,14 +333,31 @@ _BUDGET = Param(
     "budget_ms", float, None, "time per decision in ms (none: no cap)", 0, nullable=True, maximum=MAX_BUDGET_MS
 )
 _RULE_PLAYOUT = Param("playout", str, "rule", "playout policy: rule, greedy or an agent spec", spec=True)
+# the parameters of one agent each that do not fit a line of the table
+_RDEPTH_HELP = "solve depth at the end of playouts (none: depth; 0: to the end)"
+_RDEPTH = Param("rdepth", int, None, _RDEPTH_HELP, 0, nullable=True, maximum=MAX_DEPTH)
+_OPP = Param("opp", str, None, "agent spec for the opponents in playouts (none: playout)", nullable=True, spec=True)
+_BELIEF_HELP = "policy spec whose probabilities of the plays seen weight the worlds"
+_BELIEF = Param("belief", str, None, _BELIEF_HELP, nullable=True, spec=True)
+_C = Param("c", float, 1.0, "exploration constant (PUCT, or UCB1 with guide=0 and no prior)", 0, maximum=100)
+_PUCT_PRIOR = Param(
+    "prior", str, None, "policy spec whose move probabilities are the PUCT prior", nullable=True, spec=True
+)
+_GUIDE = Param(
+    "guide", float, 0.5, "share of the PUCT prior on the rule playout's move (0 and no prior: UCB1)", 0, maximum=1
+)
 
 AGENTS: dict[str, AgentEntry] = {
     e.name: e
     for e in (
-        AgentEntry("random", "uniformly random legal moves", (), _random),
-        AgentEntry("easy", "wins a trick cheaply when it can, else plays low; tens are ordinary cards", (), _easy),
-        AgentEntry("medium", "the hard bot with 40% of its card decisions the easy bot's", (), _medium),
-        AgentEntry("hard", "counts cards and voids; plays the best expected value of the trick (R1.11)", (), _hard),
+        AgentEntry("random", "uniformly random legal moves", (), _seeded(RandomAgent)),
+        AgentEntry(
+            "easy", "wins a trick cheaply when it can, else plays low; tens are ordinary cards", (), _seeded(EasyAgent)
+        ),
+        AgentEntry("medium", "the hard bot with 40% of its card decisions the easy bot's", (), _seeded(MediumAgent)),
+        AgentEntry(
+            "hard", "counts cards and voids; plays the best expected value of the trick (R1.11)", (), _seeded(HardAgent)
+        ),
         AgentEntry(
             "search",
             "perfect-information Monte Carlo over sampled consistent deals, exact solver at the end",
@@ -363,23 +369,8 @@ AGENTS: dict[str, AgentEntry] = {
                 Param("exact", bool, False, "solve whole hands exactly where possible"),
                 _MARGIN,
                 Param("prune", float, 1.0, "successive elimination width (0: every move, every world)", 0, maximum=100),
-                Param(
-                    "rdepth",
-                    int,
-                    None,
-                    "solve depth at the end of playouts (none: depth; 0: to the end)",
-                    0,
-                    nullable=True,
-                    maximum=MAX_DEPTH,
-                ),
-                Param(
-                    "opp",
-                    str,
-                    None,
-                    "agent spec for the opponents in playouts (none: playout)",
-                    nullable=True,
-                    spec=True,
-                ),
+                _RDEPTH,
+                _OPP,
                 _PRIOR,
                 _KEEP,
                 _RELABEL,
@@ -400,14 +391,7 @@ AGENTS: dict[str, AgentEntry] = {
                 _PRIOR,
                 _KEEP,
                 _RELABEL,
-                Param(
-                    "belief",
-                    str,
-                    None,
-                    "policy spec whose probabilities of the plays seen weight the worlds",
-                    nullable=True,
-                    spec=True,
-                ),
+                _BELIEF,
             ),
             _batched_search,
         ),
@@ -417,27 +401,11 @@ AGENTS: dict[str, AgentEntry] = {
             (
                 Param("iterations", int, 400, "iterations (sampled deals) per decision", minimum=1, maximum=5000),
                 _BUDGET,
-                Param(
-                    "c", float, 1.0, "exploration constant (PUCT, or UCB1 with guide=0 and no prior)", 0, maximum=100
-                ),
-                Param(
-                    "prior",
-                    str,
-                    None,
-                    "policy spec whose move probabilities are the PUCT prior",
-                    nullable=True,
-                    spec=True,
-                ),
+                _C,
+                _PUCT_PRIOR,
                 _RULE_PLAYOUT,
                 _DEPTH,
-                Param(
-                    "guide",
-                    float,
-                    0.5,
-                    "share of the PUCT prior on the rule playout's move (0 and no prior: UCB1)",
-                    0,
-                    maximum=1,
-                ),
+                _GUIDE,
             ),
             _ismcts,
             thinks=True,

@@ -207,18 +207,9 @@ class Args:
     """backend ray: a running cluster to join (HOST:PORT or auto; default: start a local Ray)"""
 
     def ppo_settings(self) -> ppo.PPOSettings:
-        """The PPO update's settings."""
-        return ppo.PPOSettings(
-            gae_lambda=self.gae_lambda,
-            clip_coef=self.clip_coef,
-            ent_coef=self.ent_coef,
-            vf_coef=self.vf_coef,
-            update_epochs=self.update_epochs,
-            minibatch_size=self.minibatch_size,
-            max_grad_norm=self.max_grad_norm,
-            bf16=self.bf16_update,
-            privileged_critic=self.privileged_critic,
-        )
+        """The PPO update's settings: these settings of the same names, and ``bf16_update``."""
+        same = [f.name for f in dataclasses.fields(ppo.PPOSettings) if f.name != "bf16"]
+        return ppo.PPOSettings(**{k: getattr(self, k) for k in same}, bf16=self.bf16_update)
 
     def rollout_settings(self, rules: Rules) -> selfplay.RolloutSettings:
         """What every rollout of the run plays."""
@@ -257,12 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         doc = (__doc__ or "").split("\n\n")[0]
         return train(*parse_command_line(Args, argv, doc, PROG))
-    except SetupError as e:
+    except (SetupError, SaveError) as e:  # a bad setting: 2; a checkpoint not written: 1
         print(f"{PROG}: {e}", file=sys.stderr, flush=True)
-        return 2
-    except SaveError as e:
-        print(f"{PROG}: {e}", file=sys.stderr, flush=True)
-        return 1
+        return 2 if isinstance(e, SetupError) else 1
     except KeyboardInterrupt:  # during setup, before the run's own handler is in place
         print(f"{PROG}: interrupted", file=sys.stderr, flush=True)
         return 130
@@ -270,11 +258,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     """The run; ``changed``: the settings a resume changed (``key=value``)."""
-    run_dir = (
-        Path(cli.resume)
-        if cli.resume
-        else Path(a.runs_dir) / f"{a.run_name}__{a.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-    )
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(cli.resume) if cli.resume else Path(a.runs_dir) / f"{a.run_name}__{a.seed}__{stamp}"
     rules = run_rules(a.rules, a.rule_options)
     ckpt_path = run_dir / "checkpoint.pt"
     ckpt = read_resume(ckpt_path) if cli.resume else None
@@ -296,8 +281,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     critic = ValueNet(observation_size(rules) + privileged_size(rules), tuple(a.critic_hidden or a.hidden))
     learner = ppo.Learner(policy, critic, a.learning_rate, device)
     pool = OpponentPool(a.opponents, a.max_snapshots)
-    update = decisions = 0
-    elapsed = 0.0
+    update, decisions, elapsed = 0, 0, 0.0
     if ckpt is None and a.init_policy:
         policy.load_state_dict(init_weights(a.init_policy, rules, policy))
     if ckpt is not None:

@@ -45,7 +45,7 @@ def read_text(path: Path, limit: int, what: str) -> str:
     except FileNotFoundError:
         raise NoSuchUserFile(f"{path}: cannot read it (no such file)") from None
     except OSError as e:
-        raise UserFileError(f"{path}: cannot read it ({e.strerror or _one_line(e)})") from None
+        raise UserFileError(f"{path}: cannot read it ({e.strerror or one_line(e)})") from None
     if len(data) > limit:
         raise UserFileError(f"{path}: larger than {limit} bytes; {what} is a short text file")
     try:
@@ -122,7 +122,7 @@ def read_yaml(text: str, where: str) -> Any:
     except RecursionError:
         raise UserFileError(f"{where}: not valid YAML: nested too deep") from None
     except yaml.YAMLError as e:
-        raise UserFileError(f"{where}: not valid YAML: {_one_line(e)[:200]}") from None
+        raise UserFileError(f"{where}: not valid YAML: {one_line(e)[:200]}") from None
 
 
 def read_json(text: str, where: str) -> Any:
@@ -150,5 +150,7 @@ def read_json(text: str, where: str) -> Any:
         raise UserFileError(f"{where}: not JSON ({str(e)[:120]})") from None
 
 
-def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split())
+def one_line(e: BaseException, limit: int = 300) -> str:
+    """An error's message on one line, at most ``limit`` characters."""
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."

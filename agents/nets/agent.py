@@ -9,7 +9,6 @@ same logits to within 1e-4 (``tests/test_play_format.py``).
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 from typing import Protocol
@@ -19,7 +18,7 @@ import numpy as np
 from agents.base import Agent
 from agents.nets.play import PLAY_SUFFIX, read_play_file
 from dehla_env.actions import NUM_ACTIONS
-from dehla_env.augment import RelabelTables, relabel_tables
+from dehla_env.augment import relabel_tables
 from dehla_env.encoding import encode_view, observation_size
 from dehla_env.rules import Rules
 from dehla_env.view import PlayerView
@@ -72,11 +71,6 @@ def cached_network(path: str | Path) -> tuple[Network, Rules]:
     return hit[1], hit[2]
 
 
-@functools.cache
-def _relabel_tables(players: int) -> RelabelTables:
-    return relabel_tables(players)
-
-
 class PolicyAgent(Agent):
     """A trained policy as an agent: ``policy:PATH`` (greedy by default;
     ``policy:path=PATH,sample=1`` samples from its distribution; ``relabel=1`` averages
@@ -107,10 +101,7 @@ class PolicyAgent(Agent):
             raise ValueError(f"{path} was trained for {trained_rules}; it does not play {rules}")
         if self.net.obs_size != observation_size(rules):
             raise ValueError(f"{path} expects observations of {self.net.obs_size}, not {observation_size(rules)}")
-        self.sample = sample
-        self.relabel = relabel
-        self.path = str(path)
-        self.players = rules.players
+        self.sample, self.relabel, self.path, self.players = sample, relabel, str(path), rules.players
 
     def _logits(self, view: PlayerView) -> np.ndarray:
         """The network's logits for ``view``, -inf on the illegal actions.
@@ -127,7 +118,7 @@ class PolicyAgent(Agent):
         illegal[list(view.legal_actions)] = False
         if not self.relabel:
             return np.where(illegal, -np.inf, self.net.logits(obs[None])[0])
-        tables = _relabel_tables(self.players)
+        tables = relabel_tables(self.players)  # cached per player count
         # row p, column a: the logit of action a relabelled by p
         logits = np.take_along_axis(self.net.logits(obs[tables.obs]), tables.action, 1)
         masked = np.where(illegal, -np.inf, logits.astype(np.float64))

@@ -27,9 +27,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from agents.nets.play import NUM_CARD_FEATURES, higher_same_suit, net_input_layout, suit_matrix
+from agents.nets.play import NUM_CARD_FEATURES, feature_slices, higher_same_suit, net_input_layout, suit_matrix
 from dehla_env.cards import NUM_CARDS, NUM_RANKS
-from dehla_env.encoding import layout_for
 from dehla_env.rules import PACKS_FOR_PLAYERS
 
 __all__ = ["NUM_CARD_FEATURES", "CardFeatures", "net_input_layout"]
@@ -43,31 +42,23 @@ class CardFeatures(nn.Module):
 
     def __init__(self, num_players: int) -> None:
         super().__init__()
-        lay = layout_for(num_players)
         self.num_players = num_players
         self.packs = float(PACKS_FOR_PLAYERS[num_players])
-        self.hand = (lay["hand"].offset, lay["hand"].stop)
-        self.played = (lay["played"].offset, lay["played"].stop)
-        self.trick = (lay["trick"].offset, lay["trick"].stop)
-        self.trick_winning = (lay["trick_winning"].offset, lay["trick_winning"].stop)
-        self.trump_suit = (lay["trump_suit"].offset, lay["trump_suit"].stop)
-        # trump_state one-hot: none / known and in force / own closed secret / hidden
-        self.trump_in_force = lay["trump_state"].offset + 1
+        self.slices = feature_slices(num_players)
         self.register_buffer("higher", torch.from_numpy(higher_same_suit()), persistent=False)
         self.register_buffer("suit_of", torch.from_numpy(suit_matrix()), persistent=False)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        n = self.num_players
-        hand = obs[:, self.hand[0] : self.hand[1]]
-        played = obs[:, self.played[0] : self.played[1]].reshape(-1, n, NUM_CARDS).sum(1)
+        n, s = self.num_players, self.slices
+        hand = obs[:, s["hand"]]
+        played = obs[:, s["played"]].reshape(-1, n, NUM_CARDS).sum(1)
         unseen = (self.packs - hand - played).clamp(min=0.0) / self.packs
         higher_unseen = unseen @ self.higher.T / (NUM_RANKS - 1)
         master = (hand > 0).float() * (higher_unseen <= 1e-6).float()
         # the card now winning the trick: the trick row of the winning seat
-        trick = obs[:, self.trick[0] : self.trick[1]].reshape(-1, n, NUM_CARDS)
-        winning_seat = obs[:, self.trick_winning[0] : self.trick_winning[1]]
-        winning = (trick * winning_seat.unsqueeze(-1)).sum(1).clamp(max=1.0)
-        trump = obs[:, self.trump_suit[0] : self.trump_suit[1]] * obs[:, self.trump_in_force : self.trump_in_force + 1]
+        trick = obs[:, s["trick"]].reshape(-1, n, NUM_CARDS)
+        winning = (trick * obs[:, s["trick_winning"]].unsqueeze(-1)).sum(1).clamp(max=1.0)
+        trump = obs[:, s["trump_suit"]] * obs[:, s["in_force"]]
         winning_is_trump = (winning @ self.suit_of * trump).sum(-1, keepdim=True)
         any_winning = winning.sum(-1, keepdim=True)
         beats = winning @ self.higher + (trump @ self.suit_of.T) * (any_winning - winning_is_trump)

@@ -16,10 +16,10 @@ suit network, with the card features), held to the torch network by
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -29,6 +29,8 @@ from dehla_env.augment import action_suit_groups, suit_groups
 from dehla_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, suit_of
 from dehla_env.encoding import Axis, Layout, layout_for
 from dehla_env.rules import PACKS_FOR_PLAYERS, Rules, RulesError, make_rules
+
+T = TypeVar("T")
 
 #: what a play file's metadata names as its format
 FORMAT = "dehla-policy/1"
@@ -60,6 +62,15 @@ def net_input_layout(num_players: int, card_features: bool) -> Layout:
     features when it has them (what :func:`dehla_env.augment.suit_groups` sorts by suit)."""
     parts = [(s.name, s.axes, s.shape) for s in layout_for(num_players).slices.values()]
     return Layout(num_players, parts + (FEATURE_PARTS if card_features else []))
+
+
+def feature_slices(num_players: int) -> dict[str, slice]:
+    """The observation slices the card features read; ``in_force``: the trump_state
+    one-hot's column "known and in force" (none / in force / own closed secret / hidden)."""
+    lay = layout_for(num_players)
+    s = {n: slice(lay[n].offset, lay[n].stop) for n in ("hand", "played", "trick", "trick_winning", "trump_suit")}
+    s["in_force"] = slice(lay["trump_state"].offset + 1, lay["trump_state"].offset + 2)
+    return s
 
 
 def higher_same_suit() -> np.ndarray:
@@ -157,12 +168,7 @@ class NumpyPolicyNet:
         self.obs_size, self.players, self.arch = config.obs_size, config.players, config.arch
         # each Linear's weight transposed once, so a layer is x @ w + b as in torch's x @ W.T + b
         self.w = {k: np.ascontiguousarray(v.T if v.ndim == 2 else v, dtype=np.float32) for k, v in weights.items()}
-        lay = layout_for(config.players)
-        self._slices = {name: slice(lay[name].offset, lay[name].stop) for name in ("hand", "played", "trick")}
-        self._slices["winning"] = slice(lay["trick_winning"].offset, lay["trick_winning"].stop)
-        self._slices["trump"] = slice(lay["trump_suit"].offset, lay["trump_suit"].stop)
-        # trump_state one-hot: none / known and in force / own closed secret / hidden
-        self._in_force = lay["trump_state"].offset + 1
+        self._slices = feature_slices(config.players)
         self._packs = np.float32(PACKS_FOR_PLAYERS[config.players])
         self._higher, self._suit_of = higher_same_suit(), suit_matrix()
         if config.arch == "suits":
@@ -187,12 +193,10 @@ class NumpyPolicyNet:
         return y if bias is None else y + bias
 
     def _mlp(self, x: np.ndarray) -> np.ndarray:
-        layers = len(self.config.hidden) + 1
-        for i in range(layers):
-            x = self._linear(str(2 * i), x)
-            if i < layers - 1:
-                x = _relu(x)
-        return x
+        depth = len(self.config.hidden)
+        for i in range(depth):
+            x = _relu(self._linear(str(2 * i), x))
+        return self._linear(str(2 * depth), x)
 
     def _suits(self, x: np.ndarray) -> np.ndarray:
         batch = x.shape[0]
@@ -216,8 +220,8 @@ class NumpyPolicyNet:
         higher_unseen = unseen @ self._higher.T / np.float32(NUM_RANKS - 1)
         master = ((hand > 0) & (higher_unseen <= 1e-6)).astype(np.float32)
         trick = obs[:, s["trick"]].reshape(-1, n, NUM_CARDS)
-        winning = np.minimum((trick * obs[:, s["winning"], None]).sum(1), 1.0)
-        trump = obs[:, s["trump"]] * obs[:, self._in_force : self._in_force + 1]
+        winning = np.minimum((trick * obs[:, s["trick_winning"], None]).sum(1), 1.0)
+        trump = obs[:, s["trump_suit"]] * obs[:, s["in_force"]]
         winning_is_trump = (winning @ self._suit_of * trump).sum(-1, keepdims=True)
         any_winning = winning.sum(-1, keepdims=True)
         beats = winning @ self._higher + (trump @ self._suit_of.T) * (any_winning - winning_is_trump)
@@ -240,16 +244,22 @@ def write_play_file(
     save_file({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in weights.items()}, str(out), metadata)
 
 
+def naming_file(path: str | Path, read: Callable[[], T]) -> T:
+    """``read()``, with any :class:`CheckpointError` it raises naming the file. The error
+    is raised outside the handler that caught the cause, so it holds no frame with the
+    file's bytes or tensors: a refused file leaves nothing held."""
+    name = str(Path(path))
+    try:
+        return read()
+    except CheckpointError as e:
+        problem = str(e) if str(e).startswith(name) else f"{name}: {e}"
+    raise CheckpointError(problem)
+
+
 def read_play_file(path: str | Path) -> tuple[NumpyPolicyNet, Rules]:
     """The numpy network and the rules it was trained for, from a play file; every
     problem is one :class:`CheckpointError` naming the file (see the module docstring)."""
-    p = Path(path)
-    problem = None
-    try:
-        return _read_checked(p)
-    except CheckpointError as e:
-        problem = str(e) if str(e).startswith(str(p)) else f"{p}: {e}"
-    raise CheckpointError(problem)
+    return naming_file(path, lambda: _read_checked(Path(path)))
 
 
 def _read_checked(p: Path) -> tuple[NumpyPolicyNet, Rules]:

@@ -33,6 +33,7 @@ from agents.nets.play import (
     NUM_CARD_FEATURES,
     PLAY_SUFFIX,
     CheckpointError,
+    naming_file,
     net_config,
     net_input_layout,
     policy_rules,
@@ -76,28 +77,22 @@ class PolicyNet(nn.Module):
         *,
         players: int | None = None,
     ) -> None:
-        """``players``: the player count of the rules the network plays (R1.1), which
-        the card features and the suit network's layout are built for; a network built
-        for rules (:meth:`for_rules`, a checkpoint's ``rules``) is told it. Left out, it
-        is the count whose observation is ``obs_size`` wide (a network built from a bare
-        width)."""
+        """``players``: the player count of the rules it plays (R1.1), which the card
+        features and the suit network are built for; left out, the count whose
+        observation is ``obs_size`` wide."""
         super().__init__()
         if arch not in ARCHITECTURES:
             raise ValueError(f"arch must be one of {ARCHITECTURES}, not {arch!r}")
         if players is not None and layout_for(players).size != obs_size:
             raise ValueError(f"{players} players observe {layout_for(players).size} entries, not {obs_size}")
-        self.obs_size = obs_size
-        self.hidden = tuple(hidden)
-        self.card_features = card_features
-        self.arch = arch
+        self.obs_size, self.hidden, self.card_features, self.arch = obs_size, tuple(hidden), card_features, arch
         needs_players = card_features or arch == "suits"
         self.players = players if players is not None or not needs_players else players_for_observation(obs_size)
         self.features = CardFeatures(self.players) if self.players is not None and card_features else None
         self.input_size = obs_size + (NUM_CARD_FEATURES if card_features else 0)  # of the MLP: see net_input
         if arch == "suits":
             assert self.players is not None
-            layout = net_input_layout(self.players, card_features)
-            self.net: nn.Module = SuitNet(layout, self.hidden)
+            self.net: nn.Module = SuitNet(net_input_layout(self.players, card_features), self.hidden)
         else:
             self.net = mlp([self.input_size, *hidden], NUM_ACTIONS)
 
@@ -168,37 +163,18 @@ MAX_CHECKPOINT_TENSOR_BYTES = 256 << 20
 MAX_CHECKPOINT_PICKLE_BYTES = 16 << 20
 
 _ITEM_BYTES = {
-    "DoubleStorage": 8,
-    "FloatStorage": 4,
-    "HalfStorage": 2,
-    "BFloat16Storage": 2,
-    "LongStorage": 8,
-    "IntStorage": 4,
-    "ShortStorage": 2,
-    "CharStorage": 1,
-    "ByteStorage": 1,
-    "BoolStorage": 1,
-    "ComplexFloatStorage": 8,
-    "ComplexDoubleStorage": 16,
-    "UntypedStorage": 1,  # its declared size is in bytes
-}
+    "DoubleStorage": 8, "FloatStorage": 4, "HalfStorage": 2, "BFloat16Storage": 2, "LongStorage": 8, "IntStorage": 4,
+    "ShortStorage": 2, "CharStorage": 1, "ByteStorage": 1, "BoolStorage": 1, "ComplexFloatStorage": 8,
+    "ComplexDoubleStorage": 16, "UntypedStorage": 1,  # an untyped storage's declared size is in bytes
+}  # fmt: skip
 #: the globals a checkpoint's pickle may name (what ``torch.save`` of tensors, state
 #: dicts and plain data writes); anything else is refused before torch reads the file
 _PLAIN_GLOBALS = {
-    "collections.OrderedDict",
-    "_codecs.encode",
-    "builtins.set",
-    "builtins.frozenset",
-    "builtins.bytearray",
-    "builtins.complex",
-    "torch._utils._rebuild_tensor_v2",
-    "torch._utils._rebuild_parameter",
-    "torch._utils._rebuild_parameter_with_state",
-    "torch.device",
-    "torch.Size",
-    "torch.serialization._get_layout",
+    "collections.OrderedDict", "_codecs.encode", "builtins.set", "builtins.frozenset", "builtins.bytearray",
+    "builtins.complex", "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_parameter",
+    "torch._utils._rebuild_parameter_with_state", "torch.device", "torch.Size", "torch.serialization._get_layout",
     "torch.storage.UntypedStorage",
-}
+}  # fmt: skip
 
 
 class _Stub:
@@ -210,17 +186,10 @@ class _Stub:
     def __call__(self, *args: Any, **kwargs: Any) -> _Stub:
         return _Stub()
 
-    def __setitem__(self, key: Any, value: Any) -> None:
-        pass
-
-    def __setstate__(self, state: Any) -> None:
-        pass
-
-    def append(self, value: Any) -> None:
-        pass
-
-    def extend(self, values: Any) -> None:
-        pass
+    def __setitem__(self, key: Any, value: Any) -> None: ...
+    def __setstate__(self, state: Any) -> None: ...
+    def append(self, value: Any) -> None: ...
+    def extend(self, values: Any) -> None: ...
 
 
 class _DeclaredStorages(pickle.Unpickler):
@@ -254,6 +223,14 @@ class _DeclaredStorages(pickle.Unpickler):
         return _Stub("storage")
 
 
+def _refused(name: str) -> CheckpointError:
+    """A checkpoint holding ``name``, a global no plain checkpoint names."""
+    return CheckpointError(
+        f"refused: it holds {name}, which a plain checkpoint never does "
+        "(only tensors and plain data load; nothing in the file was run)"
+    )
+
+
 def _check_declared_sizes(data: bytes) -> None:
     """Refuse a checkpoint whose zip records or declared storages are over the caps,
     or whose pickle names a global a plain checkpoint never does; reads only the zip
@@ -281,10 +258,7 @@ def _check_declared_sizes(data: bytes) -> None:
     except Exception as e:  # a broken pickle: whatever the unpickler raises
         raise CheckpointError(f"not a torch checkpoint ({type(e).__name__}; nothing in it was run)") from None
     if scan.refused is not None:
-        raise CheckpointError(
-            f"refused: it holds {scan.refused}, which a plain checkpoint never does "
-            "(only tensors and plain data load; nothing in the file was run)"
-        )
+        raise _refused(scan.refused)
     total = sum(scan.storages.values())
     if total > MAX_CHECKPOINT_TENSOR_BYTES:
         raise CheckpointError(
@@ -305,17 +279,8 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
       and plain containers and refuses any pickled object that could run code.
 
     Every problem is one :class:`CheckpointError` naming the file (never a torch
-    traceback). The error is raised outside the handler that caught the cause, so it
-    holds no frame with the file's bytes or tensors: a refused file leaves nothing held."""
-    p = Path(path)
-    problem = None
-    try:
-        ckpt = _load_checked(p)
-    except CheckpointError as e:
-        problem = str(e) if str(e).startswith(str(p)) else f"{p}: {e}"
-    if problem is not None:
-        raise CheckpointError(problem)
-    return ckpt
+    traceback, :func:`~agents.nets.play.naming_file`)."""
+    return naming_file(path, lambda: _load_checked(Path(path)))
 
 
 def _load_checked(p: Path) -> Any:
@@ -330,10 +295,7 @@ def _load_checked(p: Path) -> Any:
         text = str(e)
         found = re.search(r"Unsupported global: GLOBAL (\S+)", text)
         if found:  # a pickled object that would run code or build arbitrary classes
-            raise CheckpointError(
-                f"refused: it holds {found.group(1)}, which a plain checkpoint never does "
-                "(only tensors and plain data load; nothing in the file was run)"
-            ) from None
+            raise _refused(found.group(1)) from None
         raise CheckpointError("not a torch checkpoint (unreadable as one; nothing in it was run)") from None
     except Exception as e:  # torch raises RuntimeError, EOFError, ... for a non-checkpoint
         raise CheckpointError(f"not a torch checkpoint ({type(e).__name__}: {str(e)[:200]})") from None
@@ -351,14 +313,8 @@ def load_policy(path: str | Path) -> tuple[PolicyNet, Rules]:
         net = PolicyNet(c.obs_size, c.hidden, c.card_features, c.arch, players=c.players)
         net.load_state_dict({k: torch.from_numpy(v) for k, v in played.weights.items()})
         return net.eval(), rules
-    ckpt = read_checkpoint(path)
-    problem = None
-    try:
-        return policy_from_checkpoint(ckpt)
-    except CheckpointError as e:
-        problem = str(e) if str(e).startswith(str(path)) else f"{path}: {e}"
-    del ckpt  # a refused file's tensors go now, not when the error is dropped
-    raise CheckpointError(problem)
+    # the checkpoint lives in the lambda's frame only: a refused file's tensors go with it
+    return naming_file(path, lambda: policy_from_checkpoint(read_checkpoint(path)))
 
 
 def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
@@ -371,8 +327,7 @@ def policy_from_checkpoint(ckpt: dict[str, Any]) -> tuple[PolicyNet, Rules]:
         net.load_state_dict(ckpt["model"])
     except (RuntimeError, TypeError, AttributeError, KeyError) as e:
         raise CheckpointError(f"the weights do not fit model_config: {str(e)[:200]}") from None
-    net.eval()
-    return net, rules
+    return net.eval(), rules
 
 
 def policy_checkpoint(net: PolicyNet, rules: Rules) -> dict[str, Any]:
@@ -434,10 +389,8 @@ def export_torchscript(policy: str | Path | PolicyNet, out: str | Path, relabel:
     """Export a policy (a network or a checkpoint file) to TorchScript: ``logits = module(obs)``;
     with ``relabel`` the logits of :class:`RelabelledNet`."""
     net, obs_size = _exported(policy, relabel)
-    scripted = torch.jit.trace(net, torch.zeros(1, obs_size))
-    out = Path(out)
-    scripted.save(str(out))
-    return out
+    torch.jit.trace(net, torch.zeros(1, obs_size)).save(str(out))
+    return Path(out)
 
 
 class MaskedPolicy(nn.Module):
@@ -460,7 +413,6 @@ def export_onnx(policy: str | Path | PolicyNet, out: str | Path, relabel: bool =
     -inf where illegal) and ``action`` [batch] int64, the greedy legal action; with
     ``relabel`` averaged over the suit relabellings (:class:`RelabelledNet`)."""
     net, obs_size = _exported(policy, relabel)
-    out = Path(out)
     torch.onnx.export(
         MaskedPolicy(net).eval(),
         (torch.zeros(1, obs_size), torch.ones(1, NUM_ACTIONS, dtype=torch.bool)),
@@ -470,4 +422,4 @@ def export_onnx(policy: str | Path | PolicyNet, out: str | Path, relabel: bool =
         dynamic_axes={"obs": {0: "batch"}, "mask": {0: "batch"}, "logits": {0: "batch"}, "action": {0: "batch"}},
         dynamo=False,
     )
-    return out
+    return Path(out)

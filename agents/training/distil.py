@@ -176,10 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{s.positions} positions of {s.teacher} self-play in {t1 - t0:.0f} s", flush=True)
         student = PolicyNet(teacher.obs_size, s.hidden, s.card_features)
         curve = fit(student, data, s, stop)
-        save_checkpoint(
-            out,
-            {**policy_checkpoint(student, rules), "distil": {**dataclasses.asdict(s), "curve": curve}},
-        )
+        save_checkpoint(out, {**policy_checkpoint(student, rules), "distil": {**dataclasses.asdict(s), "curve": curve}})
         print(f"fitted in {time.time() - t1:.0f} s; wrote {out}")
     except Interrupted:
         print("stopped; nothing written (a run takes minutes: rerun it)", file=sys.stderr)

@@ -146,11 +146,7 @@ def fit(
     step)`` receives the losses."""
     dev = next(policy.parameters()).device
     players, epochs, minibatch_size, fit_policy = s.players, s.epochs, s.minibatch_size, s.fit_policy
-    obs = torch.from_numpy(data["obs"])
-    priv = torch.from_numpy(data["priv"])
-    mask = torch.from_numpy(data["mask"])
-    act = torch.from_numpy(data["action"])
-    ret = torch.from_numpy(data["ret"])
+    obs, priv, mask, act, ret = (torch.from_numpy(data[k]) for k in ("obs", "priv", "mask", "action", "ret"))
     n = len(act)
     step = 0
     accuracy = 0.0

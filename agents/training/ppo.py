@@ -118,8 +118,7 @@ class Learner:
 
     def acting_policy(self) -> PolicyNet:
         """A CPU copy of the policy in eval mode (the evaluation's player)."""
-        p = self.policy
-        net = PolicyNet(p.obs_size, p.hidden, p.card_features, p.arch, players=p.players)
+        net = PolicyNet(**self.policy.config(), players=self.policy.players)
         net.load_state_dict(self.acting_state())
         return net.eval()
 

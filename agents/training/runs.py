@@ -27,6 +27,7 @@ import yaml
 from torch.utils.tensorboard import SummaryWriter
 
 from agents import user_files
+from agents.user_files import one_line
 
 T = TypeVar("T")
 
@@ -47,11 +48,6 @@ class WorkerDied(Exception):
 class Interrupted(BaseException):
     """Raised where the run notices a stop request (see :class:`Stop`); like
     ``KeyboardInterrupt``, no ``except Exception`` on the way swallows it."""
-
-
-def one_line(e: BaseException, limit: int = 300) -> str:
-    text = " ".join(str(e).split()) or type(e).__name__
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _checked(key: str, value: Any, hint: Any) -> Any:

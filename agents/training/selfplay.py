@@ -155,14 +155,10 @@ _NO_REWARDS = np.zeros(0, np.float64)
 
 
 class SelfPlayEnv:
-    """The learner's view of self-play on a :class:`~dehla_env.vector.VectorEnv`: a
-    vector env whose :meth:`reset` and :meth:`step` deal only in the learner's
-    decisions. It owns everyone else at the table: per game and hand the
-    :class:`~agents.training.pool.OpponentPool` draws the other side's player (and
-    ``partners``' pool the learner's partner), the learner gets a side at random, and
-    inside :meth:`step` every other seat plays (each opponent slot as one batch; a
-    :class:`~agents.training.pool.ScalarOpponent` on its scalar mirror, told every move
-    of its games) until the learner is to act again. See the module docstring.
+    """The learner's view of self-play on a :class:`~dehla_env.vector.VectorEnv`: its
+    :meth:`reset` and :meth:`step` deal only in the learner's decisions, and inside
+    :meth:`step` every other seat plays until the learner is to act again (see the
+    module docstring).
 
     Plays ``rounds`` hands in every game from :meth:`reset`, then is :attr:`finished`.
     ``rng`` draws the players, sides and renamings per hand; the learner samples its
@@ -188,9 +184,7 @@ class SelfPlayEnv:
         self.tables = relabel_tables(self.n)
         self.sign = np.where(side_of(np.arange(self.n)) == 0, 1.0, -1.0).astype(np.float32)
         self.counts = RolloutCounts()
-        self.round = -1
-        self.active = np.zeros(0, np.int64)
-        self.finished = True
+        self.round, self.active, self.finished = -1, np.zeros(0, np.int64), True
 
     @property
     def observation_scale(self) -> np.ndarray:
@@ -362,12 +356,9 @@ def collect(env: SelfPlayEnv, policy: Any, *, seed: int | list[int]) -> Rollout:
             logits = policy(torch.from_numpy(env.float_view(d.obs)), torch.from_numpy(d.mask))
         action, logp = sample_masked(logits, env.rng)
         c = d.choice  # forced moves are played, not learned
-        rec["obs"].append(d.obs[c])
-        rec["priv"].append(d.priv)
-        rec["mask"].append(d.mask[c])
-        rec["action"].append(action[c])
-        rec["logp"].append(logp[c])
-        rec["key"].append(d.key[c])
+        for k, v in (("obs", d.obs), ("mask", d.mask), ("action", action), ("logp", logp), ("key", d.key)):
+            rec[k].append(v[c])
+        rec["priv"].append(d.priv)  # already of the choices only
         t0 = time.perf_counter()
         t_pol += t0 - t1
         d = env.step(action)
@@ -379,7 +370,6 @@ def collect(env: SelfPlayEnv, policy: Any, *, seed: int | list[int]) -> Rollout:
     done[:-1] = key[1:] != key[:-1]
     reward_arr = np.zeros(len(key), np.float32)
     reward_arr[done] = [final_reward[int(k)] for k in key[done]]
-    counts = env.counts
     return Rollout(
         obs=cat["obs"][order],
         obs_scale=env.observation_scale,
@@ -389,10 +379,7 @@ def collect(env: SelfPlayEnv, policy: Any, *, seed: int | list[int]) -> Rollout:
         logp=cat["logp"][order].astype(np.float32),
         reward=reward_arr,
         done=done,
-        decisions=counts.decisions,
-        hands=counts.hands,
-        learner_score=counts.learner_score,
-        pool_hands=counts.pool_hands,
+        **dataclasses.asdict(env.counts),
         env_seconds=t_env,
         policy_seconds=t_pol,
     )
@@ -481,13 +468,9 @@ def collect_shard(task: RolloutTask) -> Rollout:
     key = (rs.rules, rs.num_games)
     if key not in _ENVS:
         _ENVS[key] = VectorEnv(
-            rs.rules,
-            num_envs=rs.num_games,
-            autoreset_mode=AutoresetMode.SAME_STEP,
-            final_obs=False,
-            copy=False,
+            rs.rules, num_envs=rs.num_games, autoreset_mode=AutoresetMode.SAME_STEP, final_obs=False, copy=False,
             obs_dtype="uint8",
-        )
+        )  # fmt: skip
 
     def frozen(sd: StateDict) -> PolicyNet:
         net = PolicyNet(**task.model_config, players=rs.rules.players)
