@@ -97,22 +97,15 @@ def main(argv: list[str] | None = None) -> int:
         default=10.0,
         help="time a bot may take for one decision; then the hard bot's move is played (default 10, 0.5..600)",
     )
-    parser.add_argument("--max-games", type=int, default=64, help="games held at once, in all (default 64, 1..1000)")
-    parser.add_argument(
-        "--max-tables", type=int, default=32, help="tables with several people held at once (default 32, 1..1000)"
+    caps = (  # flag, default, most, what it counts
+        ("--max-games", 64, 1000, "games held at once, in all"),
+        ("--max-tables", 32, 1000, "tables with several people held at once"),
+        ("--tables-per-client", 4, 100, "open tables one address may create"),
+        ("--max-connections", 256, 10000, "open table connections in all"),
+        ("--connections-per-client", 16, 1000, "open table connections per address"),
     )
-    parser.add_argument(
-        "--tables-per-client", type=int, default=4, help="open tables one address may create (default 4, 1..100)"
-    )
-    parser.add_argument(
-        "--max-connections", type=int, default=256, help="open table connections in all (default 256, 1..10000)"
-    )
-    parser.add_argument(
-        "--connections-per-client",
-        type=int,
-        default=16,
-        help="open table connections per address (default 16, 1..1000)",
-    )
+    for flag, default, top, what in caps:
+        parser.add_argument(flag, type=int, default=default, help=f"{what} (default {default}, 1..{top})")
     parser.add_argument(
         "--policy-dir",
         type=Path,
@@ -140,15 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     _bounded(parser, "--bot-delay", args.bot_delay, 0.0, 10.0, lo_open=False)
     _bounded(parser, "--idle-minutes", args.idle_minutes, 0.0, 10080.0, lo_open=True)
     _bounded(parser, "--think-seconds", args.think_seconds, 0.5, 600.0, lo_open=False)
-    if not 1 <= args.max_games <= 1000:
-        parser.error(f"--max-games must be 1..1000, not {args.max_games}")
-    for flag, value, top in (
-        ("--max-tables", args.max_tables, 1000),
-        ("--tables-per-client", args.tables_per_client, 100),
-        ("--max-connections", args.max_connections, 10000),
-        ("--connections-per-client", args.connections_per_client, 1000),
-    ):
-        if not 1 <= value <= top:
+    for flag, _default, top, _what in caps:
+        if not 1 <= (value := getattr(args, flag[2:].replace("-", "_"))) <= top:
             parser.error(f"{flag} must be 1..{top}, not {value}")
     if args.policy_dir is not None and not args.policy_dir.is_dir():
         parser.error(f"--policy-dir {args.policy_dir} is not a folder")

@@ -86,13 +86,13 @@ from agents.registry import default_bot, register_policies
 from agents.web import rulebook
 from agents.web.bots import THINK_SECONDS, BotCancelled, BotFailed, Catalogue, Thinker, decision_seed, policy_files
 from agents.web.game import SetupError, WebGame
-from agents.web.guard import Guard, RequestError, parse_json, read_body
+from agents.web.guard import ApiError, Guard, int_field, json_body, play_refusing, rules_field, seconds_field, shown
 from agents.web.meta import meta
 from agents.web.records import default_record_dir, save_record
 from agents.web.table import table_state
 from agents.web.tables import TableLimits, TableStore, table_routes
 from dehla_env.errors import IllegalMoveError
-from dehla_env.rules import PRESETS, RulesError, make_rules
+from dehla_env.rules import RulesError
 
 log = logging.getLogger("agents.web")
 STATIC_DIR = Path(str(resources.files("agents.web") / "static"))
@@ -127,15 +127,6 @@ class ServerConfig:
     @property
     def records(self) -> Path:
         return self.record_dir if self.record_dir is not None else default_record_dir()
-
-
-class ApiError(Exception):
-    """A refused request: HTTP status and the JSON fields of the answer."""
-
-    def __init__(self, status: int, message: str, **fields: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.fields = {"error": message, **fields}
 
 
 class GameStore:
@@ -246,30 +237,6 @@ def new_game_id() -> str:
     return f"web-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    try:
-        raw = await read_body(request.stream())
-        if not raw.strip():
-            return {}
-        body = parse_json(raw)
-    except RequestError as e:
-        raise ApiError(e.status, str(e)) from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "malformed body: a JSON object is expected")
-    return body
-
-
-def _int_or_none(body: dict[str, Any], key: str) -> int | None:
-    value = body.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ApiError(400, f"malformed body: {key!r} must be an integer, not {_shown(value)}")
-    if not -(2**63) <= value < 2**63:
-        raise ApiError(400, f"malformed body: {key!r} is out of range")
-    return value
-
-
 def move_fields(body: dict[str, Any]) -> tuple[int | None, int | None]:
     """Check a move request's body (``{"move": TEXT, "seat"?, "version"?}``: the move's
     text present and short) and return its ``seat`` and ``version``; :class:`ApiError`
@@ -278,19 +245,13 @@ def move_fields(body: dict[str, Any]) -> tuple[int | None, int | None]:
         raise ApiError(400, 'malformed body: {"move": TEXT} expected, e.g. {"move": "TS"}')
     if isinstance(body["move"], str) and len(body["move"]) > MAX_MOVE:
         raise ApiError(400, f"malformed move: a move is at most {MAX_MOVE} characters (TS, trump:S, bid:8H)")
-    return _int_or_none(body, "seat"), _int_or_none(body, "version")
-
-
-def _shown(value: Any, limit: int = 40) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for an error that echoes what was sent."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
+    return int_field(body, "seat"), int_field(body, "version")
 
 
 def _text(body: dict[str, Any], key: str, default: str) -> str:
     value = body.get(key, default)
     if not isinstance(value, str) or not value.strip():
-        raise ApiError(400, f"malformed body: {key!r} must be a non-empty text, not {_shown(value)}")
+        raise ApiError(400, f"malformed body: {key!r} must be a non-empty text, not {shown(value)}")
     if len(value) > MAX_TEXT:
         raise ApiError(400, f"malformed body: {key!r} is at most {MAX_TEXT} characters")
     return value.strip()
@@ -353,25 +314,13 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return JSONResponse({"games": games})
 
     async def create(request: Request) -> Response:
-        body = await _body(request)
-        name = _text(body, "rules", "dehla")
-        if name not in PRESETS:
-            raise ApiError(400, f"unknown ruleset {name!r}; known: {', '.join(PRESETS)}")
-        options = body.get("options")
-        options = {} if options is None else options
-        if not isinstance(options, dict):
-            raise ApiError(400, "malformed body: 'options' must be an object")
-        delay = body.get("bot_delay", config.bot_delay)
-        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= MAX_BOT_DELAY:
-            raise ApiError(400, f"malformed body: 'bot_delay' must be 0..{MAX_BOT_DELAY} seconds, not {_shown(delay)}")
-        seat = _int_or_none(body, "seat")
-        seed = _int_or_none(body, "seed")
+        body = await json_body(request)
+        rules = rules_field(body)
+        delay = seconds_field(body, "bot_delay", config.bot_delay, MAX_BOT_DELAY)
+        seat = int_field(body, "seat")
+        seed = int_field(body, "seed")
         if seed is not None and seed < 0:
             raise ApiError(400, f"malformed body: 'seed' must be 0 or more, not {seed}")
-        try:
-            rules = make_rules(name, options)
-        except RulesError as e:
-            raise ApiError(400, str(e)) from None
         partner = _text(body, "partner", default_bot(rules))  # the ruleset's shipped policy, else hard
         opponents = _text(body, "opponents", default_bot(rules))
         for role, spec in (("partner", partner), ("opponents", opponents)):
@@ -391,7 +340,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                     partner,
                     opponents,
                     seed=seed,
-                    bot_delay=float(delay),
+                    bot_delay=delay,
                 )
             )
         except (RulesError, SetupError) as e:
@@ -411,32 +360,19 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def move(request: Request) -> Response:
         game, lock = held(request)
-        body = await _body(request)
+        body = await json_body(request)
         seat, version = move_fields(body)
         async with lock:
             if not store.holds(game):
                 raise ApiError(404, f"no game {game.id!r} here: it was left or expired (start a new game)")
-            if version is not None and version != game.version:
-                raise ApiError(
-                    409,
-                    f"stale table: version {version} was sent, the game is at {game.version}; nothing was changed",
-                    move=body["move"],
-                    seat=game.human,
-                    version=game.version,
-                    stale=True,
-                )
-            try:
-                game.play(body["move"], seat)
-            except IllegalMoveError as e:
-                status = 400 if e.rule == "R6" else 409
-                raise ApiError(status, str(e), move=e.move, seat=e.seat, rule=e.rule, version=game.version) from None
+            play_refusing(game, body["move"], seat, version)
             store.after_change(game)
             return answer(game)
 
     async def advance(request: Request) -> Response:
         game, lock = held(request)
-        body = await _body(request)
-        version = _int_or_none(body, "version")
+        body = await json_body(request)
+        version = int_field(body, "version")
         if (version is not None and version != game.version) or game.status() != "bot":
             return answer(game, advanced=False)
         view = game.view()
@@ -527,7 +463,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/games/{game_id}/leave", leave, methods=["POST"]),
         Route("/tables", tables_page),
         Route("/tables/{table_id}", tables_page),
-        *table_routes(tables, _body),
+        *table_routes(tables),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     guard = Middleware(

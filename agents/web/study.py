@@ -73,18 +73,8 @@ from dehla_env.seats import side_of
 
 #: dataset columns, in order (CSV header and JSON Lines keys)
 COLUMNS = (
-    "experiment",
-    "participant",
-    "partner",
-    "opponents",
-    "deal_index",
-    "seat",
-    "side",
-    "human_score",
-    "botbot_score",
-    "difference",
-    "tens",
-    "record",
+    *("experiment", "participant", "partner", "opponents", "deal_index", "seat", "side"),  # who played what
+    *("human_score", "botbot_score", "difference", "tens", "record"),  # how it went
 )
 
 
@@ -489,10 +479,11 @@ def analyse(
     return out
 
 
-def _interval(e: Estimate) -> str:
+def _interval(e: Estimate, sign: str = "") -> str:
+    """``value [low, high]`` (``sign`` "+": with the sign shown, for a difference)."""
     if not np.isfinite(e.se):  # one participant: no spread to measure
-        return f"{e.value:.3f} [no interval]"
-    return f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"
+        return f"{e.value:{sign}.3f} [no interval]"
+    return f"{e.value:{sign}.3f} [{e.low:{sign}.3f}, {e.high:{sign}.3f}]"
 
 
 def analysis_table(results: Sequence[PartnerResult]) -> str:
@@ -504,18 +495,12 @@ def analysis_table(results: Sequence[PartnerResult]) -> str:
             str(r.hands),
             _interval(r.human),
             _interval(r.botbot),
-            _signed(r.difference),
+            _interval(r.difference, "+"),
         ]
         for r in results
     ]
     headers = ["partner", "people", "hands", "human+bot (95%)", "bot+bot same deals", "difference"]
     return format_table(headers, rows, align="lrrrrr")
-
-
-def _signed(e: Estimate) -> str:
-    if not np.isfinite(e.se):
-        return f"{e.value:+.3f} [no interval]"
-    return f"{e.value:+.3f} [{e.low:+.3f}, {e.high:+.3f}]"
 
 
 def analysis_rows(results: Sequence[PartnerResult]) -> list[dict[str, Any]]:
