@@ -30,7 +30,7 @@ import logging
 import multiprocessing
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -277,20 +277,12 @@ class Thinker:
             self._kill(proc)
 
 
-def catalogue_names(catalogue: Catalogue, extra: Iterable[str] = ()) -> list[str]:
-    """The agents the setup form suggests: parameterless ones, the given search specs,
-    then every policy of the catalogue."""
-    plain = [name for name, entry in AGENTS.items() if not entry.params]
-    return [*plain, *extra, *catalogue.offered_policies()]
-
-
 __all__ = [
     "THINK_SECONDS",
     "BotCancelled",
     "BotFailed",
     "Catalogue",
     "Thinker",
-    "catalogue_names",
     "decision_seed",
     "policy_files",
     "thinks",

@@ -106,14 +106,9 @@ class WebGame:
         self.specs: list[str] = []
         self.bots: dict[int, Agent] = {}
         for s in range(n):
-            if s == human_seat:
-                self.specs.append(HUMAN)
-                continue
-            spec = partner if side_of(s) == side_of(human_seat) else opponents
-            try:
-                self.bots[s] = make_agent(spec, rules, bot_seed(seed, s))
-            except (ValueError, OSError, ImportError, KeyError) as e:
-                raise SetupError(f"agent {spec!r} for seat {s}: {e}") from None
+            spec = HUMAN if s == human_seat else partner if side_of(s) == side_of(human_seat) else opponents
+            if s != human_seat:
+                self.bots[s] = self.build_bot(s, spec)
             self.specs.append(spec)
         self.match = MatchState.new(rules, self.rng, first_dealer)
         self.hands: list[HandRecord] = []
@@ -123,6 +118,13 @@ class WebGame:
         self.narrator = Narrator(self.rules, self.human, self.specs)
         self.deck_source = deck_source
         self._deal()
+
+    def build_bot(self, seat: int, spec: str) -> Agent:
+        """The bot ``spec`` for ``seat``, seeded from the game's seed; :class:`SetupError` if it cannot be made."""
+        try:
+            return make_agent(spec, self.rules, bot_seed(self.seed, seat))
+        except (ValueError, OSError, ImportError, KeyError) as e:
+            raise SetupError(f"agent {spec!r} for seat {seat}: {e}") from None
 
     # ------------------------------------------------------------------ queries
     def view(self) -> PlayerView:

@@ -49,8 +49,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agents.bots.heuristic import HardAgent
-from agents.playing.deals import bot_seed
-from agents.registry import default_bot, make_agent
+from agents.registry import default_bot
 from agents.web.bots import BotCancelled, BotFailed, Catalogue, Thinker, decision_seed
 from agents.web.game import SetupError, WebGame
 from agents.web.guard import (
@@ -174,19 +173,10 @@ class SharedGame(WebGame):
         super().__init__(game_id, rules, people[0], "random", "random", seed=seed, bot_delay=bot_delay)
         self.people = set(people)
         self.specs = list(kinds)
-        self.bots = {}
-        for s, kind in enumerate(kinds):
-            if kind != PERSON:
-                self.bots[s] = self.build_bot(s, kind)
+        self.bots = {s: self.build_bot(s, kind) for s, kind in enumerate(kinds) if kind != PERSON}
         self.changes: list[dict[str, Any]] = []  # seats given to a bot or to a person, for the record
         self.narrator = TableNarrator(rules, self.match, self.specs)
         self.narrator.after_deal(self.view(), self.match.hands_dealt)
-
-    def build_bot(self, seat: int, spec: str) -> Any:
-        try:
-            return make_agent(spec, self.rules, bot_seed(self.seed, seat))
-        except (ValueError, OSError, ImportError, KeyError) as e:
-            raise SetupError(f"agent {spec!r} for seat {seat}: {e}") from None
 
     def play(self, text: Any, seat: int | None = None) -> None:
         """A person's move for ``seat`` (R6 text); the engine's error, and no change, if refused."""
