@@ -50,31 +50,39 @@ def record_of(game: WebGame, result: str) -> dict[str, Any]:
         **({"commitment": game.commitment} if game.commitment else {}),
         "result": result,
         "winner": match.winner,
-        "started": _iso(game.created),
-        "saved": _iso(time.time()),
+        "started": utc_text(game.created),
+        "saved": utc_text(),
         "source": "agents.web",
     }
 
 
-def save_record(game: WebGame, folder: Path, result: str, record: dict[str, Any] | None = None) -> Path:
-    """Write the game's record (``record``, else :func:`record_of`) to ``folder/<id>.jsonl``
-    atomically and flushed to disk (a reader never sees half a line, a crash right after
-    loses nothing) and mark the game saved."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{game.id}.jsonl"
-    tmp = path.with_suffix(".jsonl.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(json.dumps(record_of(game, result) if record is None else record) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+def save_record(
+    game: WebGame, folder: Path, result: str, record: dict[str, Any] | None = None, name: str | None = None
+) -> Path:
+    """Write the game's record (``record``, else :func:`record_of`) to ``folder/<name or
+    id>.jsonl`` (:func:`write_atomic`) and mark the game saved."""
+    path = folder / f"{name or game.id}.jsonl"
+    write_atomic(path, json.dumps(record_of(game, result) if record is None else record) + "\n")
     game.saved_to = str(path)
     game.ended = result
     return path
 
 
-def _iso(t: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically and flushed to disk (a reader never sees half
+    a file, a crash right after loses nothing), making its folder if need be."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
-__all__ = ["default_record_dir", "record_of", "save_record"]
+def utc_text(t: float | None = None) -> str:
+    """``t`` (default: now) as ISO 8601 UTC text."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if t is None else t))
+
+
+__all__ = ["default_record_dir", "record_of", "save_record", "utc_text", "write_atomic"]

@@ -28,29 +28,15 @@ does not hold, or a game another browser started: each game belongs to the secre
 its creator's ``dehla_owner`` cookie (HttpOnly, SameSite=Strict; set by the first
 ``POST /api/games``), and nobody else may see, move in or end it. Each game has its
 own lock, so several games run at once and two requests never interleave inside one
-game. A ``search`` bot thinks in a child process under a per-decision time limit
-(``think_seconds``, then the hard bot's move is played), which a leave, an eviction
-or the server's shutdown kills at once; the other bots play in a worker thread
-(:mod:`.bots`).
+game. A ``search`` bot thinks in a child process that a leave, an eviction or the
+server's shutdown kills at once (:mod:`.bots`).
 
-Limits (every refusal is a one-line JSON error with a 4xx status, never a 500):
-
-* bots come from the server's catalogue (:class:`.bots.Catalogue`): the
-  parameterless agents, ``search:...`` within the registry's bounds (``k`` 1..512,
-  ``depth`` and ``rdepth`` 0..9, ``budget_ms`` up to 60000, specs nested 3 deep), and
-  ``policy:NAME`` for the shipped policies and the operator's ``--policy-dir``; never
-  a path on the server's disk (400, the same answer whatever exists there);
-* a body is at most 16 KiB (413), JSON nested at most 8 deep (400), a move at most
-  32 characters, a seed 0..2**63-1;
-* ``games_per_client`` games per client address (starting one more saves and drops
-  that client's longest-idle game, never another client's) and ``max_games`` in all
-  (503 beyond); ``requests_per_second`` (burst ``request_burst``) and
-  ``creates_per_minute`` (burst ``create_burst``) per client address (429 with
-  ``Retry-After``);
-* the ``Host`` header must name the loopback or an ``allowed_hosts`` name (421), and a
-  request that changes something must come from this server's own page: a foreign
-  ``Origin`` or ``Sec-Fetch-Site: cross-site`` is 403, a body not
-  ``application/json`` 415 (:mod:`.guard`).
+Limits (every refusal is a one-line JSON error with a 4xx status, never a 500): bots
+come from the server's catalogue, never a path on its disk (:mod:`.bots`); the body,
+rate, Host and Origin checks are :mod:`.guard`'s; a move is at most 32 characters, a
+seed 0..2**63-1; ``games_per_client`` games per client address (starting one more
+saves and drops that client's longest-idle game, never another client's) and
+``max_games`` in all (503 beyond).
 
 The page drives the bots: while a bot is to act it posts ``advance`` and the server
 waits ``bot_delay`` seconds (twice that after a completed trick, so the four cards

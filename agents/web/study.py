@@ -47,11 +47,9 @@ import argparse
 import csv
 import io
 import json
-import os
 import secrets
 import sys
 import threading
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -66,7 +64,7 @@ from agents.playing.stats import Estimate, format_table, ratio_ci
 from agents.web.bots import Catalogue, policy_files
 from agents.web.experiment import Experiment, ExperimentError, load_experiment
 from agents.web.game import WebGame
-from agents.web.records import default_record_dir, record_of
+from agents.web.records import default_record_dir, record_of, save_record, utc_text, write_atomic
 from dehla_env.actions import action_text
 from dehla_env.engine import Phase
 from dehla_env.seats import side_of
@@ -91,13 +89,6 @@ class Participant:
     hands_done: int = 0
     label: str | None = None  # only with identifying: true
 
-    def public(self) -> dict[str, Any]:
-        """What the dataset and records may carry (never the token)."""
-        out = {k: v for k, v in asdict(self).items() if k != "token"}
-        if out["label"] is None:
-            out.pop("label")
-        return out
-
 
 @dataclass
 class StudyHand:
@@ -108,22 +99,11 @@ class StudyHand:
     recorded: bool = False
 
 
-def _iso(t: float | None = None) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if t is None else t))
-
-
 def _share(winner: int | None, side: int) -> float:
     """A side's score of one hand: a win 1, no winner half (as the arena counts it)."""
     if winner is None:
         return 0.5
     return 1.0 if winner == side else 0.0
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 class Study:
@@ -162,7 +142,7 @@ class Study:
 
     def _save(self) -> None:
         rows = [asdict(p) for p in sorted(self.participants.values(), key=lambda p: p.number)]
-        _write_atomic(self.registry, json.dumps({"experiment": self.experiment.id, "participants": rows}, indent=1))
+        write_atomic(self.registry, json.dumps({"experiment": self.experiment.id, "participants": rows}, indent=1))
 
     def enrol(self) -> Participant:
         """A new anonymous participant (``p-`` and random hex) with the next partner."""
@@ -188,7 +168,7 @@ class Study:
             raise StudyRefusal(f"consent was answered already ({p.consent})")
         with self._lock:
             p.consent = "yes" if agree else "no"
-            p.consented_at = _iso()
+            p.consented_at = utc_text()
             if agree and self.experiment.identifying and label:
                 p.label = label.strip()[:200]
             self._save()
@@ -283,11 +263,7 @@ class Study:
             "tens": [int(t) for t in game.match.hand.tens],
             **({"label": p.label} if p.label else {}),
         }
-        path = self.hands_dir / f"{p.participant}-d{hand.index}.jsonl"
-        _write_atomic(path, json.dumps(record) + "\n")
-        game.saved_to = str(path)
-        game.ended = "finished"
-        return path
+        return save_record(game, self.hands_dir, "finished", record, f"{p.participant}-d{hand.index}")
 
 
 class StudyFull(Exception):
@@ -347,7 +323,7 @@ def baseline(experiment: Experiment, folder: Path | None = None) -> dict[str, di
         )
         out[spec] = {r.index: (float(r.game_scores[0]), float(r.game_scores[1])) for r in duel.records}
     if cache is not None:
-        _write_atomic(
+        write_atomic(
             cache, json.dumps({"key": key, "scores": {s: {str(i): v for i, v in d.items()} for s, d in out.items()}})
         )
     return out
@@ -411,7 +387,7 @@ def write_dataset(rows: Sequence[dict[str, Any]], out: Path | None) -> str:
     else:
         text = "".join(json.dumps(r) + "\n" for r in rows)
     if out is not None:
-        _write_atomic(out, text)
+        write_atomic(out, text)
     return text
 
 
