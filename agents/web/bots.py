@@ -90,10 +90,8 @@ class Catalogue:
                 shown = name if len(name) <= 40 else name[:40] + "..."
                 offered = ", ".join(self.offered_policies()) or "none"
                 raise ValueError(f"policy:{shown} is not offered by this server; offered: {offered}")
-        for p in entry.params:
-            value = params[p.name]
-            if p.spec and isinstance(value, str) and value.partition(":")[0] in AGENTS:
-                self.check(value)
+        for inner in _inner_specs(entry, params):
+            self.check(inner)
 
     def scrub(self, text: str) -> str:
         """``text`` with each policy file's path replaced by its ``policy:NAME``, so an
@@ -103,18 +101,16 @@ class Catalogue:
         return text
 
 
+def _inner_specs(entry: Any, params: dict[str, Any]) -> list[str]:
+    """The agent specs named inside a parsed spec (a search's ``prior``, ``opp``, ...)."""
+    inner = [params[p.name] for p in entry.params if p.spec and isinstance(params[p.name], str)]
+    return [value for value in inner if value.partition(":")[0] in AGENTS]
+
+
 def thinks(spec: str) -> bool:
     """Whether a spec involves a search anywhere (those bots think in a child process)."""
     entry, params = parse_spec(spec)
-    if entry.thinks:
-        return True
-    return any(
-        p.spec
-        and isinstance(params[p.name], str)
-        and params[p.name].partition(":")[0] in AGENTS
-        and thinks(params[p.name])
-        for p in entry.params
-    )
+    return entry.thinks or any(thinks(inner) for inner in _inner_specs(entry, params))
 
 
 def decision_seed(seed: int, seat: int, decision: int) -> int:

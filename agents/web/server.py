@@ -82,19 +82,16 @@ from dehla_env.rules import RulesError
 
 log = logging.getLogger("agents.web")
 STATIC_DIR = Path(str(resources.files("agents.web") / "static"))
-MAX_BOT_DELAY = 10.0
 MAX_TEXT = 400  # the longest text field (an agent spec: agents.registry.MAX_SPEC_LENGTH)
 MAX_MOVE = 32  # the longest move text ("bid:13H", "trump:S", ...)
 OWNER_COOKIE = "dehla_owner"  # the secret that makes a browser a game's owner
 
 
 @dataclass
-class ServerConfig:
-    """Settings of one server (``python -m agents.web --help`` sets them)."""
+class ServerConfig(TableLimits):
+    """Settings of one server (``python -m agents.web --help`` sets them), the tables' caps included."""
 
     record_dir: Path | None = None  # where records go; None: default_record_dir()
-    bot_delay: float = 0.7  # seconds before each bot move (doubled after a completed trick)
-    idle_minutes: float = 60.0  # a game untouched this long is saved as abandoned and dropped
     max_games: int = 64  # games held in all; beyond it a new game is refused (503)
     games_per_client: int = 8  # beyond it the client's own longest-idle game is saved and dropped
     think_seconds: float = THINK_SECONDS  # per bot decision, then the hard bot's move is played
@@ -105,10 +102,6 @@ class ServerConfig:
     request_burst: int = 60
     creates_per_minute: float | None = 20.0  # per client address (None: no limit)
     create_burst: int = 10
-    max_tables: int = 32  # tables with several people (agents.web.tables), in all; beyond it 503
-    tables_per_client: int = 4  # open tables one client address may have created; beyond it 429
-    max_connections: int = 256  # open table WebSockets, in all
-    connections_per_client: int = 16  # open table WebSockets per client address
 
     @property
     def records(self) -> Path:
@@ -250,16 +243,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     catalogue = Catalogue(policy_files(config.policy_dir))
     register_policies(catalogue.policies)  # policy:NAME of the operator's folder, for the bots built here
     thinker = Thinker(catalogue.policies, config.think_seconds, config.think_slots)
-    limits = TableLimits(
-        max_tables=config.max_tables,
-        tables_per_client=config.tables_per_client,
-        max_connections=config.max_connections,
-        connections_per_client=config.connections_per_client,
-        idle_minutes=config.idle_minutes,
-        bot_delay=config.bot_delay,
-        max_bot_delay=MAX_BOT_DELAY,
-    )
-    tables = TableStore(limits, config.records, catalogue, thinker)
+    tables = TableStore(config, config.records, catalogue, thinker)
 
     def answer(game: WebGame, status: int = 200, **extra: Any) -> JSONResponse:
         return JSONResponse({**table_state(game), **extra}, status_code=status)
@@ -302,7 +286,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def create(request: Request) -> Response:
         body = await json_body(request)
         rules = rules_field(body)
-        delay = seconds_field(body, "bot_delay", config.bot_delay, MAX_BOT_DELAY)
+        delay = seconds_field(body, "bot_delay", config.bot_delay, config.max_bot_delay)
         seat = int_field(body, "seat")
         seed = int_field(body, "seed")
         if seed is not None and seed < 0:

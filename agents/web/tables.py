@@ -313,15 +313,15 @@ def save_table_record(game: SharedGame, folder: Path, result: str) -> Path:
 
 @dataclass
 class TableLimits:
-    """Caps of one server (``dehla-web --help``)."""
+    """Caps of one server (``dehla-web --help``; :class:`.server.ServerConfig` holds them)."""
 
-    max_tables: int = 32
-    tables_per_client: int = 4
-    max_connections: int = 256
-    connections_per_client: int = 16
-    idle_minutes: float = 60.0
-    bot_delay: float = 0.7
-    max_bot_delay: float = 10.0
+    max_tables: int = 32  # tables with several people, in all; beyond it 503
+    tables_per_client: int = 4  # open tables one client address may have created; beyond it 429
+    max_connections: int = 256  # open table WebSockets, in all
+    connections_per_client: int = 16  # open table WebSockets per client address
+    idle_minutes: float = 60.0  # a game or table untouched this long is saved as abandoned and dropped
+    bot_delay: float = 0.7  # seconds before each bot move (doubled after a completed trick)
+    max_bot_delay: float = 10.0  # the most a client may ask for
 
 
 class TableStore:
