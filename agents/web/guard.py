@@ -228,31 +228,36 @@ class Guard:
         self.creates = None if not creates_per_minute else TokenBucket(creates_per_minute / 60.0, create_burst)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            try:
-                self.check_websocket(scope)
-            except RequestError as e:
-                await refuse_websocket(scope, send, e)
-                return
-            await self.app(scope, receive, send)
-            return
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
         try:
-            self.check(scope)
+            if scope["type"] == "websocket":
+                self.check_websocket(scope)
+            elif scope["type"] == "http":
+                self.check(scope)
         except RequestError as e:
-            await refuse(send, e)
+            await refuse(scope, send, e)
             return
         await self.app(scope, receive, send)
 
-    def check(self, scope: Scope) -> None:
+    def _headers(self, scope: Scope) -> dict[str, str]:
+        """The request's headers, once its ``Host`` is one this server answers to (421 otherwise)."""
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        host = host_name(headers.get("host", ""))
-        if host not in self.hosts:
+        if host_name(headers.get("host", "")) not in self.hosts:
             raise RequestError(
                 421, "this server answers only to its own names (start it with --allow-host NAME to add one)"
             )
+        return headers
+
+    @staticmethod
+    def _take(bucket: TokenBucket | None, scope: Scope) -> None:
+        """A token of ``bucket`` for the request's client (429 with ``Retry-After`` if none is left)."""
+        wait = 0.0 if bucket is None else bucket.take((scope.get("client") or ("?", 0))[0])
+        if wait:
+            raise RequestError(
+                429, f"too many requests: wait {wait:.1f} s", {"Retry-After": str(max(1, math.ceil(wait)))}
+            )
+
+    def check(self, scope: Scope) -> None:
+        headers = self._headers(scope)
         method = scope.get("method", "GET")
         if method not in ("GET", "HEAD"):
             if foreign(headers.get("origin"), headers.get("host", "")):
@@ -268,19 +273,10 @@ class Guard:
             if length.isdigit() and int(length) > MAX_BODY_BYTES:
                 raise RequestError(413, f"request body over {MAX_BODY_BYTES} bytes")
         path = scope.get("path", "")
-        if not path.startswith("/api/"):
-            return
-        client = (scope.get("client") or ("?", 0))[0]
-        for bucket, applies in (
-            (self.requests, True),
-            (self.creates, method == "POST" and path in ("/api/games", "/api/tables")),
-        ):
-            if bucket is not None and applies:
-                wait = bucket.take(client)
-                if wait:
-                    raise RequestError(
-                        429, f"too many requests: wait {wait:.1f} s", {"Retry-After": str(max(1, math.ceil(wait)))}
-                    )
+        if path.startswith("/api/"):
+            self._take(self.requests, scope)
+            if method == "POST" and path in ("/api/games", "/api/tables"):
+                self._take(self.creates, scope)
 
     def check_websocket(self, scope: Scope) -> None:
         """A WebSocket handshake: the same Host check, and its ``Origin`` must be this server's.
@@ -290,43 +286,27 @@ class Guard:
         table's socket with the visitor's network position (cross-site WebSocket
         hijacking); a script without ``Origin`` is served, as for HTTP. The handshake
         counts against the client's request rate."""
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        if host_name(headers.get("host", "")) not in self.hosts:
-            raise RequestError(
-                421, "this server answers only to its own names (start it with --allow-host NAME to add one)"
-            )
+        headers = self._headers(scope)
         if foreign(headers.get("origin"), headers.get("host", "")):
             raise RequestError(403, "cross-site connection refused: the page is not this server's")
-        client = (scope.get("client") or ("?", 0))[0]
-        if self.requests is not None:
-            wait = self.requests.take(client)
-            if wait:
-                raise RequestError(
-                    429, f"too many requests: wait {wait:.1f} s", {"Retry-After": str(max(1, math.ceil(wait)))}
-                )
+        self._take(self.requests, scope)
 
 
-async def refuse_websocket(scope: Scope, send: Send, error: RequestError) -> None:
-    """Refuse a WebSocket handshake with the one-line JSON error as an HTTP answer where
-    the server can send one (the ASGI ``websocket.http.response`` extension), else by
-    closing it (policy violation)."""
-    if "websocket.http.response" in (scope.get("extensions") or {}):
-        body = json.dumps({"error": str(error)}).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-        headers += [(k.lower().encode(), v.encode()) for k, v in error.headers.items()]
-        await send({"type": "websocket.http.response.start", "status": error.status, "headers": headers})
-        await send({"type": "websocket.http.response.body", "body": body})
-    else:
-        await send({"type": "websocket.close", "code": 1008, "reason": str(error)[:120]})
-
-
-async def refuse(send: Send, error: RequestError) -> None:
-    """Answer a refused request with its one-line JSON error."""
+async def refuse(scope: Scope, send: Send, error: RequestError) -> None:
+    """Answer a refused request with its one-line JSON error; a WebSocket handshake gets
+    it as an HTTP answer where the server can send one (the ASGI
+    ``websocket.http.response`` extension), else is closed (policy violation)."""
+    kind = "http.response"
+    if scope["type"] == "websocket":
+        if "websocket.http.response" not in (scope.get("extensions") or {}):
+            await send({"type": "websocket.close", "code": 1008, "reason": str(error)[:120]})
+            return
+        kind = "websocket.http.response"
     body = json.dumps({"error": str(error)}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.lower().encode(), v.encode()) for k, v in error.headers.items()]
-    await send({"type": "http.response.start", "status": error.status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": f"{kind}.start", "status": error.status, "headers": headers})
+    await send({"type": f"{kind}.body", "body": body})
 
 
 async def json_body(request: Any, limit: int = MAX_BODY_BYTES) -> dict[str, Any]:
@@ -355,13 +335,19 @@ __all__ = [
     "LOOPBACK_NAMES",
     "MAX_BODY_BYTES",
     "MAX_JSON_DEPTH",
+    "ApiError",
     "Guard",
     "RequestError",
     "TokenBucket",
     "foreign",
     "host_name",
+    "int_field",
+    "json_body",
     "json_depth",
     "parse_json",
-    "json_body",
-    "refuse_websocket",
+    "play_refusing",
+    "refuse",
+    "rules_field",
+    "seconds_field",
+    "shown",
 ]

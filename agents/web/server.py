@@ -458,4 +458,4 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     return app
 
 
-__all__ = ["ApiError", "GameStore", "ServerConfig", "create_app", "new_game_id"]
+__all__ = ["GameStore", "ServerConfig", "create_app", "new_game_id"]
