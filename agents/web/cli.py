@@ -1,11 +1,4 @@
-"""The command: ``python -m agents.web`` / ``dehla-web``.
-
-    python -m agents.web [--host 127.0.0.1] [--port 8000] [--record-dir DIR]
-                         [--bot-delay 0.7] [--idle-minutes 60] [--think-seconds 10]
-                         [--max-games 64] [--policy-dir DIR] [--allow-host NAME ...]
-                         [--max-tables 32] [--tables-per-client 4]
-                         [--max-connections 256] [--connections-per-client 16]
-                         [--study FILE]
+"""The command: ``python -m agents.web`` / ``dehla-web`` (``--help`` lists its flags).
 
 Binds the socket itself (so ``--port 0`` gets a free port and the real address can be
 printed before the first request), prints ``http://HOST:PORT/`` and serves until

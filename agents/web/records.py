@@ -18,6 +18,7 @@ reinstalls and are not committed by accident.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from pathlib import Path
@@ -68,6 +69,16 @@ def save_record(
     return path
 
 
+def keep_record(game: WebGame, folder: Path, result: str, record: dict[str, Any] | None = None) -> None:
+    """:func:`save_record`, where a full disk or a bad folder is logged, never the player's
+    problem (the game then counts as saved, so it is not tried again on every request)."""
+    try:
+        save_record(game, folder, result, record)
+    except OSError as e:
+        game.ended = result
+        logging.getLogger("agents.web").error("could not save the record of %s in %s: %s", game.id, folder, e)
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically and flushed to disk (a reader never sees half
     a file, a crash right after loses nothing), making its folder if need be."""
@@ -85,4 +96,4 @@ def utc_text(t: float | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if t is None else t))
 
 
-__all__ = ["default_record_dir", "record_of", "save_record", "utc_text", "write_atomic"]
+__all__ = ["default_record_dir", "keep_record", "record_of", "save_record", "utc_text", "write_atomic"]

@@ -73,8 +73,8 @@ from agents.web import rulebook
 from agents.web.bots import THINK_SECONDS, BotCancelled, BotFailed, Catalogue, Thinker, decision_seed, policy_files
 from agents.web.game import SetupError, WebGame
 from agents.web.guard import ApiError, Guard, int_field, json_body, play_refusing, rules_field, seconds_field, shown
-from agents.web.meta import meta
-from agents.web.records import default_record_dir, save_record
+from agents.web.meta import agent_help, meta
+from agents.web.records import default_record_dir, keep_record
 from agents.web.table import table_state
 from agents.web.tables import TableLimits, TableStore, table_routes
 from dehla_env.errors import IllegalMoveError
@@ -167,21 +167,13 @@ class GameStore:
     def after_change(self, game: WebGame) -> None:
         """Save the record as soon as the match is over (the game stays viewable)."""
         if game.match.is_terminal() and game.ended is None:
-            self.save(game, "finished")
-
-    def save(self, game: WebGame, result: str) -> None:
-        """Write the record; a full disk or a bad folder is logged, never the player's problem."""
-        try:
-            save_record(game, self.config.records, result)
-        except OSError as e:
-            game.ended = result  # do not try again on every request
-            log.error("could not save the record of %s in %s: %s", game.id, self.config.records, e)
+            keep_record(game, self.config.records, "finished")
 
     def drop(self, game: WebGame, result: str) -> str | None:
         """Forget a game, saving its record first unless it was saved already."""
         self.cancel(game)  # a bot thinking for it stops; its move is never applied after the record
         if game.ended is None:
-            self.save(game, result)
+            keep_record(game, self.config.records, result)
         self.games.pop(game.id, None)
         self.locks.pop(game.id, None)
         self.cancels.pop(game.id, None)
@@ -268,8 +260,6 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         extra = [spec for spec in catalogue.offered_policies() if spec not in info["agents"]]
         info["agents"] = [*info["agents"], *extra]
         if extra and "agent_help" in info:
-            from agents.web.meta import agent_help
-
             info["agent_help"].update(agent_help(extra))
         return JSONResponse({**info, "bot_delay": config.bot_delay})  # never where the server keeps its files
 

@@ -546,17 +546,19 @@ def main(argv: list[str] | None = None) -> int:
         "Serve it with: python -m agents.web --study FILE",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("check", help="check an experiment file and say what the study will do")
-    check.add_argument("file", type=Path)
-    check.add_argument("--policy-dir", type=Path, default=None, help="the server's --policy-dir, if any")
-    for name, text in (("export", "write the dataset"), ("analyse", "print the analysis per partner")):
+    for name, text in (
+        ("check", "check an experiment file and say what the study will do"),
+        ("export", "write the dataset"),
+        ("analyse", "print the analysis per partner"),
+    ):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("file", type=Path)
-        cmd.add_argument("--record-dir", type=Path, default=None, help="the server's --record-dir (default as it)")
         cmd.add_argument("--policy-dir", type=Path, default=None, help="the server's --policy-dir, if any")
+        if name != "check":
+            cmd.add_argument("--record-dir", type=Path, default=None, help="the server's --record-dir (default as it)")
         if name == "export":
             cmd.add_argument("--out", type=Path, default=None, help="data.csv or data.jsonl (default: stdout, JSONL)")
-        else:
+        if name == "analyse":
             cmd.add_argument("--data", type=Path, default=None, help="an exported dataset instead of the records")
     args = parser.parse_args(argv)
     try:

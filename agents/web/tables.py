@@ -64,7 +64,7 @@ from agents.web.guard import (
     seconds_field,
 )
 from agents.web.narrate import Narrator
-from agents.web.records import record_of, save_record
+from agents.web.records import keep_record, record_of
 from agents.web.table import table_state
 from dehla_env.engine import HandSummary, MatchState, Phase
 from dehla_env.errors import IllegalMoveError
@@ -109,7 +109,7 @@ class PublicNarrator(Narrator):
         return self.side_name(side).lower()
 
 
-class TableNarrator(Narrator):
+class TableNarrator(PublicNarrator):
     """One log per seat and one public log, each made from its own views only.
 
     It stands in for :class:`WebGame`'s narrator, which is given the person's views;
@@ -117,9 +117,8 @@ class TableNarrator(Narrator):
     itself, so no seat's log is ever made from another seat's cards."""
 
     def __init__(self, rules: Rules, match: MatchState, specs: list[str]) -> None:
-        super().__init__(rules, -1, specs)
+        super().__init__(rules, specs)
         self.match = match
-        self.names = [f"Seat {s}" for s in range(rules.players)]
         self.seats = [Narrator(rules, s, specs) for s in range(rules.players)]
         self.public = PublicNarrator(rules, specs)
         self.before = self.views()
@@ -302,13 +301,13 @@ def new_table_id() -> str:
     return f"table-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}"
 
 
-def save_table_record(game: SharedGame, folder: Path, result: str) -> Path:
-    """The table's R6 record (:func:`.records.record_of`, with each seat's kind in
-    ``agents``, the people's seats and the seat changes), saved as :func:`.records.save_record` saves."""
+def save_table_record(game: SharedGame, folder: Path, result: str) -> None:
+    """Keep the table's R6 record (:func:`.records.keep_record`), with each seat's kind in
+    ``agents``, the people's seats and the seat changes."""
     record = record_of(game, result)
     record.pop("human_seat", None)
     record.update(people=sorted(game.people), changes=list(game.changes), source="agents.web.tables")
-    return save_record(game, folder, result, record)
+    keep_record(game, folder, result, record)
 
 
 @dataclass
@@ -462,16 +461,9 @@ class TableStore:
         game = table.game
         table.touched = time.time()
         if game.match.is_terminal() and game.ended is None:
-            self.save(table, "finished")
+            save_table_record(table.game, self.records, "finished")
         table.wake.set()
         self.broadcast(table)
-
-    def save(self, table: Table, result: str) -> None:
-        try:
-            save_table_record(table.game, self.records, result)
-        except OSError as e:
-            table.game.ended = result
-            log.error("could not save the record of %s in %s: %s", table.id, self.records, e)
 
     # ------------------------------------------------------------------ closing and expiry
     async def close(self, table: Table, result: str, reason: str) -> None:
@@ -483,7 +475,7 @@ class TableStore:
                 return
             table.closed = True
             if table.game.ended is None:
-                self.save(table, result)
+                save_table_record(table.game, self.records, result)
             self.tables.pop(table.id, None)
             self.broadcast(table)
             for conn in list(table.connections):
@@ -645,11 +637,8 @@ class TableStore:
                 if hello.get("type") != "hello":
                     raise ApiError(400, 'the first message must be {"type": "hello", "key": SECRET}')
                 table = self.join(ws.path_params["table_id"], hello.get("key"), conn)
-            except TimeoutError:
-                await _refuse(ws, ApiError(408, "no hello in time"))
-                return
-            except ApiError as e:
-                await _refuse(ws, e)
+            except (TimeoutError, ApiError) as e:
+                await _refuse(ws, e if isinstance(e, ApiError) else ApiError(408, "no hello in time"))
                 return
             conn.writer = asyncio.create_task(self.write(conn))
             async with table.lock:
