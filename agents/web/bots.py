@@ -184,15 +184,18 @@ class Thinker:
         view: PlayerView,
         *,
         cancel: asyncio.Event,
+        reseed: bool = True,
     ) -> tuple[int, bool]:
         """The bot's action and whether it ran out of time (then the hard bot's move).
 
-        Raises :class:`BotCancelled` once ``cancel`` is set, :class:`BotFailed` if
-        the bot fails."""
+        A bot that does not think plays in a worker thread, seeded with ``seed`` first
+        unless ``reseed`` is False (it keeps the seeding it has). Raises
+        :class:`BotCancelled` once ``cancel`` is set, :class:`BotFailed` if the bot fails."""
         import anyio.to_thread
 
         if not thinks(spec):
-            agent.seed(seed)
+            if reseed:
+                agent.seed(seed)
             try:
                 return int(await anyio.to_thread.run_sync(agent.act, view)), False
             except Exception as e:  # noqa: BLE001 - a bot's failure is reported, not raised as a 500 trace

@@ -52,7 +52,7 @@ import hmac
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -228,6 +228,15 @@ def _text(body: dict[str, Any], key: str, default: str) -> str:
     return value.strip()
 
 
+def static_page(name: str) -> Callable[[Request], Awaitable[Response]]:
+    """A route answering with the page ``static/NAME`` (revalidated, so an upgrade shows at once)."""
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC_DIR / name, headers={"Cache-Control": "no-cache"})
+
+    return page
+
+
 def create_app(config: ServerConfig | None = None) -> Starlette:
     """The app for ``config`` (defaults: see :class:`ServerConfig`)."""
     config = config or ServerConfig()
@@ -239,13 +248,6 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     def answer(game: WebGame, status: int = 200, **extra: Any) -> JSONResponse:
         return JSONResponse({**table_state(game), **extra}, status_code=status)
-
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
-
-    async def tables_page(request: Request) -> Response:
-        """The host's form (``/tables``) and a table's page (``/tables/ID#key=...``): one page."""
-        return FileResponse(STATIC_DIR / "tables.html", headers={"Cache-Control": "no-cache"})
 
     async def rules(request: Request) -> Response:
         """How to play, rendered from the RULES.md shipped in the package (``?game=ID``: with a way back)."""
@@ -411,7 +413,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         await tables.close_all()  # and every open table (finished games were saved when they ended)
 
     routes = [
-        Route("/", index),
+        Route("/", static_page("index.html")),
         Route("/rules", rules),
         Route("/api/meta", get_meta),
         Route("/api/games", list_games, methods=["GET"]),
@@ -421,8 +423,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/games/{game_id}/advance", advance, methods=["POST"]),
         Route("/api/games/{game_id}/deal", deal, methods=["POST"]),
         Route("/api/games/{game_id}/leave", leave, methods=["POST"]),
-        Route("/tables", tables_page),
-        Route("/tables/{table_id}", tables_page),
+        Route("/tables", static_page("tables.html")),  # the host's form, and a table's page:
+        Route("/tables/{table_id}", static_page("tables.html")),
         *table_routes(tables),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]

@@ -33,12 +33,9 @@ in the study's folder and never enters a record or the dataset. Only when the fi
 says ``identifying: true`` does the consent form ask for a name or contact, which is
 kept in ``participants.json`` and the records; by default there is no such field.
 
-**Analysis.** :func:`analyse` gives per partner the human+bot side's score (hands won,
-a hand with no winner counting half), the bot+bot side's on the same deals and seats,
-and their difference, each with a 95% interval. The hands of one participant are not
-independent (one person's skill runs through them), so the participant is the unit:
-the ratio estimator of :func:`agents.playing.stats.ratio_ci` over participants, as the arena
-uses it over deals of unequal length.
+**Analysis.** :func:`analyse` compares the human+bot side's score (hands won, no winner
+counting half) with the bot+bot side's per partner. One person's skill runs through all
+their hands, so the participant, not the hand, is the unit of its intervals.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from agents.web.bots import BotCancelled, decision_seed, thinks
+from agents.web.bots import BotCancelled, BotFailed, decision_seed
 from agents.web.guard import ApiError, int_field, json_body, play_refusing
 from agents.web.server import STATIC_DIR, move_fields
 from agents.web.study import Participant, Study, StudyFull, StudyHand, StudyRefusal
@@ -161,15 +161,14 @@ def attach_study(app: Starlette, study: Study, base: str = "") -> list[str]:
                 assert turn is not None
                 seat, agent, bot_view = turn
                 spec = game.specs[seat]
-                try:
-                    if thinks(spec):
-                        seed = decision_seed(game.seed, seat, game.version)
-                        action, _late = await thinker.decide(agent, spec, game.rules, seed, bot_view, cancel=cancel)
-                    else:  # seeded once as the arena seeds it, so the baseline's bot plays the same
-                        action = int(await anyio.to_thread.run_sync(agent.act, bot_view))
+                seed = decision_seed(game.seed, seat, game.version)
+                try:  # a bot that does not think keeps the arena's seeding, so the baseline's bot plays the same
+                    action, _late = await thinker.decide(
+                        agent, spec, game.rules, seed, bot_view, cancel=cancel, reseed=False
+                    )
                 except BotCancelled:
                     return answer(p, advanced=False)
-                except Exception as e:  # noqa: BLE001 - a bot's failure (BotFailed or its own) is not the person's
+                except BotFailed as e:  # a bot's failure is not the person's
                     raise ApiError(500, catalogue.scrub(f"the bot at seat {seat} failed: {e}")) from None
                 game.apply_bot(seat, action)
             study.after_change(p, hand)
