@@ -59,7 +59,6 @@ class BotFailed(Exception):
     """The bot raised or its process died; the text says how."""
 
 
-# ---------------------------------------------------------------------- the catalogue
 def policy_files(directory: Path | None) -> dict[str, Path]:
     """``{NAME: file}`` for the shipped policies and the ``*.pt`` and ``*.safetensors``
     regular files of ``directory`` (the operator's); a shipped name is never shadowed."""
@@ -118,7 +117,6 @@ def decision_seed(seed: int, seat: int, decision: int) -> int:
     return seed_of(seed, 1000 + seat, decision)
 
 
-# ---------------------------------------------------------------------- the child
 def _decide(
     conn: Connection,
     spec: str,

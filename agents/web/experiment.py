@@ -93,7 +93,6 @@ class Experiment:
         }
 
 
-# ---------------------------------------------------------------------- reading
 def read_experiment_text(path: Path) -> Any:
     """The file's data (JSON or YAML), read safely (:mod:`agents.user_files`);
     :class:`ExperimentError` otherwise."""
@@ -106,7 +105,6 @@ def read_experiment_text(path: Path) -> Any:
         raise ExperimentError(str(e)) from None
 
 
-# ---------------------------------------------------------------------- checking
 def _text(name: str, data: dict[str, Any], key: str, limit: int, default: str | None = None) -> str:
     value = data.get(key, default)
     if value is None:

@@ -126,7 +126,6 @@ class WebGame:
         except (ValueError, OSError, ImportError, KeyError) as e:
             raise SetupError(f"agent {spec!r} for seat {seat}: {e}") from None
 
-    # ------------------------------------------------------------------ queries
     def view(self) -> PlayerView:
         """What the person may see now (R0.6): the only window the page gets."""
         return view_of(self.match, self.human)
@@ -146,7 +145,6 @@ class WebGame:
             return "bot"
         return self.PERSON_TO_ACT
 
-    # ------------------------------------------------------------------ the person
     def play(self, text: Any, seat: int | None = None) -> None:
         """Apply the person's move given as R6 text (``TS``, ``trump:S``, ``bid:8H``, ``pass``).
 
@@ -183,7 +181,6 @@ class WebGame:
         """Whether a person plays ``seat`` (here: the one person's seat)."""
         return seat == self.human
 
-    # ------------------------------------------------------------------ bots and chance
     def bot_turn(self) -> tuple[int, Agent, PlayerView] | None:
         """The bot to act, its agent and its own view, or None when no bot is to act.
 
@@ -224,7 +221,6 @@ class WebGame:
             raise IllegalMoveError("deal", None, f"the hand is not over: {match.hand.due_text()}")
         self._deal()
 
-    # ------------------------------------------------------------------ internals
     def _deal(self) -> None:
         match = self.match
         if self.deck_source is None:

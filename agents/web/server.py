@@ -192,7 +192,6 @@ class GameStore:
             event.set()
 
     def close(self) -> None:
-        self.cancel_all()
         for game in list(self.games.values()):
             self.drop(game, "abandoned")
 

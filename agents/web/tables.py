@@ -335,7 +335,6 @@ class TableStore:
         self.open: list[Connection] = []  # every open table socket, joined or waiting for its hello
         self.sweeper: asyncio.Task[None] | None = None
 
-    # ------------------------------------------------------------------ state for one connection
     def state_for(self, table: Table, conn: Connection) -> dict[str, Any]:
         seat = conn.seat if conn.role == "seat" else None
         state = table_state(cast(WebGame, SeatWindow(table.game, seat)))
@@ -359,7 +358,6 @@ class TableStore:
             conn.state = json.dumps({"type": "state", "state": self.state_for(table, conn)})
             conn.ready.set()
 
-    # ------------------------------------------------------------------ creation
     async def create(self, body: dict[str, Any], client: str) -> Table:
         self.sweep()
         mine = sum(1 for t in self.tables.values() if t.owner == client)
@@ -399,7 +397,6 @@ class TableStore:
             self.sweeper = asyncio.create_task(self.sweep_forever())
         return table
 
-    # ------------------------------------------------------------------ bots
     async def drive(self, table: Table) -> None:
         """Move the bots (and the R1.4 draw) of one table, after its bot delay, until it closes."""
         game = table.game
@@ -465,7 +462,6 @@ class TableStore:
         table.wake.set()
         self.broadcast(table)
 
-    # ------------------------------------------------------------------ closing and expiry
     async def close(self, table: Table, result: str, reason: str) -> None:
         """Save the record (unless saved), stop the bots, tell and close every connection."""
         if table.thinking is not None:
@@ -510,7 +506,6 @@ class TableStore:
         if writers:
             await asyncio.wait(writers, timeout=seconds)
 
-    # ------------------------------------------------------------------ connections
     def admit(self, conn: Connection) -> None:
         """Count an opened socket, before its hello, against the server's and its client's
         caps (a socket that never says hello holds a place until it is dropped)."""
