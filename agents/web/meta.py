@@ -4,17 +4,17 @@ The form is built from this, so a new option in ``dehla_env.rules`` shows up wit
 touching the page: option choices and bounds come from ``rules.option_specs``, and
 ``make_rules`` validates whatever is sent. Each ruleset of the benchmark comes with its
 default bot (:func:`agents.registry.default_bot`) and its bots by measured strength: the
-ratings of the benchmark's published reference ladder (package data of
-:mod:`agents.bench`, with the command that measured them), strongest first.
+ratings of the benchmark's published reference ladder (:mod:`agents.playing.ladder`,
+with the command that measured them), strongest first.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents.bench.ladder import published
 from agents.playing.deal_sets import PRESETS as BENCH_PRESETS
 from agents.playing.deal_sets import Preset
+from agents.playing.ladder import published
 from agents.registry import AGENTS, default_bot, shipped_policies
 from agents.web.rulebook import PRESET_SECTIONS
 from dehla_env.rules import PRESET_DESCRIPTIONS, PRESET_TITLES, PRESETS
