@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).resolve().parent
 #: the published reference ladders: package data of the benchmark, read as they ship
-LADDERS = ROOT / "agents" / "bench" / "data" / "ladder.json"
+LADDERS = ROOT / "agents" / "playing" / "data" / "ladder.json"
 
 #: one result as read from JSON (the fields are described in ``docs/results.md``)
 Record = dict[str, Any]

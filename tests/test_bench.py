@@ -16,6 +16,7 @@ from agents.bench import ladder as ladder_mod
 from agents.bench.crossplay import crossplay
 from agents.bench.runner import Bench, Store
 from agents.playing import deal_sets
+from agents.playing import ladder as published_ladders
 from agents.playing.stats import Estimate
 from dehla_env.rules import make_rules
 
@@ -181,7 +182,7 @@ def test_bad_input_is_one_line_and_exit_2(argv: list[str], phrase: str, capsys) 
 def test_a_ladder_computed_then_an_agent_placed_on_it(tmp_path: Path, monkeypatch, capsys) -> None:
     """The references' round robin is published (random at 0), and an agent placed on
     it lands between the references it beats and those it loses to."""
-    monkeypatch.setattr(ladder_mod, "LADDER_FILE", tmp_path / "ladder.json")
+    monkeypatch.setattr(published_ladders, "LADDER_FILE", tmp_path / "ladder.json")
     monkeypatch.setattr(ladder_mod, "references", lambda preset: ["random", "easy", "hard"])
     rc, out, err = _run(["--compute-ladder", "--write", "--deals", "40", "--quiet", "--workers", "1"], capsys)
     assert rc == 0, err
@@ -205,7 +206,7 @@ def test_a_match_ladder_shows_how_hand_edges_become_match_edges(tmp_path: Path, 
     """Whole matches (kots, streaks and dealer rotation decide them, R1.7-R1.9): the
     placement gives hand and match win rates with intervals side by side, and the
     hand-to-match slope; a match amplifies a hand edge (the slope exceeds 1)."""
-    monkeypatch.setattr(ladder_mod, "LADDER_FILE", tmp_path / "ladder.json")
+    monkeypatch.setattr(published_ladders, "LADDER_FILE", tmp_path / "ladder.json")
     monkeypatch.setattr(ladder_mod, "references", lambda preset: ["random", "easy"])
     argv = ["--mode", "match", "--deals", "12", "--quiet", "--workers", "1"]
     rc, out, err = _run(["--compute-ladder", "--write", *argv], capsys)

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from agents.bench.crossplay import check_crossplay_agents, crossplay
-from agents.bench.ladder import compute_ladder, place, publish, published, references
+from agents.bench.ladder import compute_ladder, place, references
 from agents.bench.runner import Bench, Store, pair_scores
 from agents.bench.sprt import SPRT
 from agents.playing import deal_sets
@@ -30,6 +30,7 @@ from agents.playing.command_line import (
     stoppable,
 )
 from agents.playing.duel import MODES, DealRecord
+from agents.playing.ladder import publish, published
 from agents.playing.plot import plot_ladder, require_matplotlib
 from agents.playing.run import MAX_DEALS, check_duel
 from agents.playing.stats import Ratings

@@ -22,7 +22,6 @@ command wrote (not UTF-8, a directory, no line a block) is refused with one line
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 import os
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from agents.playing.deal_sets import DealSet
 from agents.playing.duel import DealRecord
+from agents.playing.ladder import file_digest
 from agents.playing.pool import Progress, make_progress
 from agents.playing.results import DuelResult
 from agents.playing.run import run_duel
@@ -43,11 +43,6 @@ from dehla_env.rules import Rules
 
 if TYPE_CHECKING:
     from agents.distributed.cluster import RayCluster
-
-
-def file_digest(path: Path) -> str:
-    """The sha256 of a file (a policy checkpoint), in hex."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 #: deals per block: a saved unit of work and the step of a sequential test

@@ -8,6 +8,6 @@ seed (decks, dealers, chance, agents); :mod:`.deal_sets` the benchmark's shipped
 versioned deal sets; :mod:`.duel` one duplicate deal played both ways round;
 :mod:`.pool` the worker processes; :mod:`.run` duels and round robins
 (:func:`.run.run_duel`); :mod:`.results` their records and figures; :mod:`.stats` the
-intervals and ratings; :mod:`.plot` the ladder picture; :mod:`.command_line` the
-arguments the duel commands share.
+intervals and ratings; :mod:`.ladder` the published reference ladders; :mod:`.plot`
+the ladder picture; :mod:`.command_line` the arguments the duel commands share.
 """

@@ -30,7 +30,7 @@ import logging
 import multiprocessing
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -59,7 +59,6 @@ class BotFailed(Exception):
     """The bot raised or its process died; the text says how."""
 
 
-# ---------------------------------------------------------------------- the catalogue
 def policy_files(directory: Path | None) -> dict[str, Path]:
     """``{NAME: file}`` for the shipped policies and the ``*.pt`` and ``*.safetensors``
     regular files of ``directory`` (the operator's); a shipped name is never shadowed."""
@@ -90,10 +89,8 @@ class Catalogue:
                 shown = name if len(name) <= 40 else name[:40] + "..."
                 offered = ", ".join(self.offered_policies()) or "none"
                 raise ValueError(f"policy:{shown} is not offered by this server; offered: {offered}")
-        for p in entry.params:
-            value = params[p.name]
-            if p.spec and isinstance(value, str) and value.partition(":")[0] in AGENTS:
-                self.check(value)
+        for inner in _inner_specs(entry, params):
+            self.check(inner)
 
     def scrub(self, text: str) -> str:
         """``text`` with each policy file's path replaced by its ``policy:NAME``, so an
@@ -103,18 +100,16 @@ class Catalogue:
         return text
 
 
+def _inner_specs(entry: Any, params: dict[str, Any]) -> list[str]:
+    """The agent specs named inside a parsed spec (a search's ``prior``, ``opp``, ...)."""
+    inner = [params[p.name] for p in entry.params if p.spec and isinstance(params[p.name], str)]
+    return [value for value in inner if value.partition(":")[0] in AGENTS]
+
+
 def thinks(spec: str) -> bool:
     """Whether a spec involves a search anywhere (those bots think in a child process)."""
     entry, params = parse_spec(spec)
-    if entry.thinks:
-        return True
-    return any(
-        p.spec
-        and isinstance(params[p.name], str)
-        and params[p.name].partition(":")[0] in AGENTS
-        and thinks(params[p.name])
-        for p in entry.params
-    )
+    return entry.thinks or any(thinks(inner) for inner in _inner_specs(entry, params))
 
 
 def decision_seed(seed: int, seat: int, decision: int) -> int:
@@ -122,7 +117,6 @@ def decision_seed(seed: int, seat: int, decision: int) -> int:
     return seed_of(seed, 1000 + seat, decision)
 
 
-# ---------------------------------------------------------------------- the child
 def _decide(
     conn: Connection,
     spec: str,
@@ -188,15 +182,18 @@ class Thinker:
         view: PlayerView,
         *,
         cancel: asyncio.Event,
+        reseed: bool = True,
     ) -> tuple[int, bool]:
         """The bot's action and whether it ran out of time (then the hard bot's move).
 
-        Raises :class:`BotCancelled` once ``cancel`` is set, :class:`BotFailed` if
-        the bot fails."""
+        A bot that does not think plays in a worker thread, seeded with ``seed`` first
+        unless ``reseed`` is False (it keeps the seeding it has). Raises
+        :class:`BotCancelled` once ``cancel`` is set, :class:`BotFailed` if the bot fails."""
         import anyio.to_thread
 
         if not thinks(spec):
-            agent.seed(seed)
+            if reseed:
+                agent.seed(seed)
             try:
                 return int(await anyio.to_thread.run_sync(agent.act, view)), False
             except Exception as e:  # noqa: BLE001 - a bot's failure is reported, not raised as a 500 trace
@@ -277,20 +274,12 @@ class Thinker:
             self._kill(proc)
 
 
-def catalogue_names(catalogue: Catalogue, extra: Iterable[str] = ()) -> list[str]:
-    """The agents the setup form suggests: parameterless ones, the given search specs,
-    then every policy of the catalogue."""
-    plain = [name for name, entry in AGENTS.items() if not entry.params]
-    return [*plain, *extra, *catalogue.offered_policies()]
-
-
 __all__ = [
     "THINK_SECONDS",
     "BotCancelled",
     "BotFailed",
     "Catalogue",
     "Thinker",
-    "catalogue_names",
     "decision_seed",
     "policy_files",
     "thinks",

@@ -1,11 +1,4 @@
-"""The command: ``python -m agents.web`` / ``dehla-web``.
-
-    python -m agents.web [--host 127.0.0.1] [--port 8000] [--record-dir DIR]
-                         [--bot-delay 0.7] [--idle-minutes 60] [--think-seconds 10]
-                         [--max-games 64] [--policy-dir DIR] [--allow-host NAME ...]
-                         [--max-tables 32] [--tables-per-client 4]
-                         [--max-connections 256] [--connections-per-client 16]
-                         [--study FILE]
+"""The command: ``python -m agents.web`` / ``dehla-web`` (``--help`` lists its flags).
 
 Binds the socket itself (so ``--port 0`` gets a free port and the real address can be
 printed before the first request), prints ``http://HOST:PORT/`` and serves until
@@ -56,6 +49,10 @@ def _bounded(parser: argparse.ArgumentParser, flag: str, value: float, lo: float
         parser.error(f"{flag} must be {low} and at most {hi:g}, not {value}")
 
 
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A listening-ready TCP socket on ``host:port`` (port 0: a free one)."""
     family, kind, proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
@@ -87,32 +84,24 @@ def main(argv: list[str] | None = None) -> int:
         help="folder for the R6 records of finished and abandoned games "
         "(default $DEHLA_RECORD_DIR, else ~/.local/share/dehla/games)",
     )
-    parser.add_argument("--bot-delay", type=float, default=0.7, help="seconds before each bot move (default 0.7)")
-    parser.add_argument(
-        "--idle-minutes", type=float, default=60.0, help="save and drop games idle this long (default 60, up to 10080)"
+    spans = (  # ServerConfig field, default, least (excluded where open), most, open, what it sets
+        ("bot_delay", 0.7, 0.0, 10.0, False, "seconds before each bot move"),
+        ("idle_minutes", 60.0, 0.0, 10080.0, True, "save and drop games idle this long"),
+        ("think_seconds", 10.0, 0.5, 600.0, False, "time a bot may take for one decision, then the hard bot moves"),
     )
-    parser.add_argument(
-        "--think-seconds",
-        type=float,
-        default=10.0,
-        help="time a bot may take for one decision; then the hard bot's move is played (default 10, 0.5..600)",
+    for name, default, lo, hi, _open, what in spans:
+        parser.add_argument(
+            _flag(name), type=float, default=default, help=f"{what} (default {default:g}, {lo:g}..{hi:g})"
+        )
+    caps = (  # ServerConfig field, default, most, what it counts
+        ("max_games", 64, 1000, "games held at once, in all"),
+        ("max_tables", 32, 1000, "tables with several people held at once"),
+        ("tables_per_client", 4, 100, "open tables one address may create"),
+        ("max_connections", 256, 10000, "open table connections in all"),
+        ("connections_per_client", 16, 1000, "open table connections per address"),
     )
-    parser.add_argument("--max-games", type=int, default=64, help="games held at once, in all (default 64, 1..1000)")
-    parser.add_argument(
-        "--max-tables", type=int, default=32, help="tables with several people held at once (default 32, 1..1000)"
-    )
-    parser.add_argument(
-        "--tables-per-client", type=int, default=4, help="open tables one address may create (default 4, 1..100)"
-    )
-    parser.add_argument(
-        "--max-connections", type=int, default=256, help="open table connections in all (default 256, 1..10000)"
-    )
-    parser.add_argument(
-        "--connections-per-client",
-        type=int,
-        default=16,
-        help="open table connections per address (default 16, 1..1000)",
-    )
+    for name, default, top, what in caps:
+        parser.add_argument(_flag(name), type=int, default=default, help=f"{what} (default {default}, 1..{top})")
     parser.add_argument(
         "--policy-dir",
         type=Path,
@@ -137,19 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port is 0..65535 (0 picks a free one), not {args.port}")
-    _bounded(parser, "--bot-delay", args.bot_delay, 0.0, 10.0, lo_open=False)
-    _bounded(parser, "--idle-minutes", args.idle_minutes, 0.0, 10080.0, lo_open=True)
-    _bounded(parser, "--think-seconds", args.think_seconds, 0.5, 600.0, lo_open=False)
-    if not 1 <= args.max_games <= 1000:
-        parser.error(f"--max-games must be 1..1000, not {args.max_games}")
-    for flag, value, top in (
-        ("--max-tables", args.max_tables, 1000),
-        ("--tables-per-client", args.tables_per_client, 100),
-        ("--max-connections", args.max_connections, 10000),
-        ("--connections-per-client", args.connections_per_client, 1000),
-    ):
-        if not 1 <= value <= top:
-            parser.error(f"{flag} must be 1..{top}, not {value}")
+    for name, _default, lo, hi, lo_open, _what in spans:
+        _bounded(parser, _flag(name), getattr(args, name), lo, hi, lo_open=lo_open)
+    for name, _default, top, _what in caps:
+        if not 1 <= getattr(args, name) <= top:
+            parser.error(f"{_flag(name)} must be 1..{top}, not {getattr(args, name)}")
     if args.policy_dir is not None and not args.policy_dir.is_dir():
         parser.error(f"--policy-dir {args.policy_dir} is not a folder")
     for name in args.allow_host:
@@ -169,14 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         hosts.append(args.host)  # the address it listens on is a name it answers to
     config = ServerConfig(
         record_dir=args.record_dir,
-        bot_delay=args.bot_delay,
-        idle_minutes=args.idle_minutes,
-        think_seconds=args.think_seconds,
-        max_games=args.max_games,
-        max_tables=args.max_tables,
-        tables_per_client=args.tables_per_client,
-        max_connections=args.max_connections,
-        connections_per_client=args.connections_per_client,
+        **{name: getattr(args, name) for name, *_ in (*spans, *caps)},
         policy_dir=args.policy_dir,
         allowed_hosts=tuple(hosts),
     )

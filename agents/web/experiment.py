@@ -24,6 +24,7 @@ from agents.playing.deal_sets import DealSet, load, preset_for
 from agents.registry import default_bot
 from agents.user_files import UserFileError, read_json, read_text, read_yaml
 from agents.web.bots import Catalogue
+from agents.web.guard import shown
 from dehla_env.rules import PRESETS, Rules, RulesError, make_rules
 
 #: the largest experiment file read (a consent text of a few pages fits many times over)
@@ -34,19 +35,8 @@ MAX_PARTNERS = 16
 MAX_HANDS = 1000
 MAX_PARTICIPANTS = 10_000
 FIELDS = (
-    "id",
-    "title",
-    "consent",
-    "rules",
-    "options",
-    "partners",
-    "opponents",
-    "hands",
-    "deals",
-    "participants",
-    "enrolment",
-    "max_participants",
-    "identifying",
+    *("id", "title", "consent", "rules", "options", "partners", "opponents", "hands", "deals"),
+    *("participants", "enrolment", "max_participants", "identifying"),
 )
 ENROLMENTS = ("links", "open")
 
@@ -103,7 +93,6 @@ class Experiment:
         }
 
 
-# ---------------------------------------------------------------------- reading
 def read_experiment_text(path: Path) -> Any:
     """The file's data (JSON or YAML), read safely (:mod:`agents.user_files`);
     :class:`ExperimentError` otherwise."""
@@ -116,13 +105,12 @@ def read_experiment_text(path: Path) -> Any:
         raise ExperimentError(str(e)) from None
 
 
-# ---------------------------------------------------------------------- checking
 def _text(name: str, data: dict[str, Any], key: str, limit: int, default: str | None = None) -> str:
     value = data.get(key, default)
     if value is None:
         raise ExperimentError(f"{name}: {key}: missing (a text)")
     if not isinstance(value, str) or not value.strip():
-        raise ExperimentError(f"{name}: {key}: must be a non-empty text, not {_shown(value)}")
+        raise ExperimentError(f"{name}: {key}: must be a non-empty text, not {shown(value)}")
     if len(value) > limit:
         raise ExperimentError(f"{name}: {key}: at most {limit} characters, not {len(value)}")
     return value.strip()
@@ -133,18 +121,13 @@ def _int(name: str, data: dict[str, Any], key: str, lo: int, hi: int, *, default
     if value is None:
         raise ExperimentError(f"{name}: {key}: missing (a whole number {lo}..{hi})")
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ExperimentError(f"{name}: {key}: must be a whole number {lo}..{hi}, not {_shown(value)}")
+        raise ExperimentError(f"{name}: {key}: must be a whole number {lo}..{hi}, not {shown(value)}")
     return value
-
-
-def _shown(value: Any, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _spec(name: str, key: str, value: Any, catalogue: Catalogue) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > 400:
-        raise ExperimentError(f"{name}: {key}: must be an agent spec such as hard or search:k=16, not {_shown(value)}")
+        raise ExperimentError(f"{name}: {key}: must be an agent spec such as hard or search:k=16, not {shown(value)}")
     try:
         catalogue.check(value.strip())
     except (ValueError, KeyError) as e:
@@ -162,7 +145,7 @@ def check_experiment(data: Any, name: str = "experiment", catalogue: Catalogue |
         raise ExperimentError(f"{name}: {unknown[0]}: not a field of an experiment file (fields: {', '.join(FIELDS)})")
     exp_id = _text(name, data, "id", 40)
     if not ID_PATTERN.fullmatch(exp_id):
-        raise ExperimentError(f"{name}: id: lower-case letters, digits and '-', 1..40 long, not {_shown(exp_id)}")
+        raise ExperimentError(f"{name}: id: lower-case letters, digits and '-', 1..40 long, not {shown(exp_id)}")
     title = _text(name, data, "title", 200)
     consent = _text(name, data, "consent", 20_000)
     rules_name = _text(name, data, "rules", 40)
@@ -202,7 +185,7 @@ def check_experiment(data: Any, name: str = "experiment", catalogue: Catalogue |
     participants = _int(name, data, "participants", 0, MAX_PARTICIPANTS, default=0)
     enrolment = data.get("enrolment", "links")
     if enrolment not in ENROLMENTS:
-        raise ExperimentError(f"{name}: enrolment: one of {', '.join(ENROLMENTS)}, not {_shown(enrolment)}")
+        raise ExperimentError(f"{name}: enrolment: one of {', '.join(ENROLMENTS)}, not {shown(enrolment)}")
     max_participants = _int(name, data, "max_participants", 1, MAX_PARTICIPANTS, default=max(participants, 100))
     if participants > max_participants:
         raise ExperimentError(f"{name}: participants: {participants} is more than max_participants {max_participants}")
@@ -210,7 +193,7 @@ def check_experiment(data: Any, name: str = "experiment", catalogue: Catalogue |
         raise ExperimentError(f"{name}: participants: 0 links and enrolment: links lets nobody in")
     identifying = data.get("identifying", False)
     if not isinstance(identifying, bool):
-        raise ExperimentError(f"{name}: identifying: true or false, not {_shown(identifying)}")
+        raise ExperimentError(f"{name}: identifying: true or false, not {shown(identifying)}")
     return Experiment(
         id=exp_id,
         title=title,

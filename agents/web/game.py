@@ -106,14 +106,9 @@ class WebGame:
         self.specs: list[str] = []
         self.bots: dict[int, Agent] = {}
         for s in range(n):
-            if s == human_seat:
-                self.specs.append(HUMAN)
-                continue
-            spec = partner if side_of(s) == side_of(human_seat) else opponents
-            try:
-                self.bots[s] = make_agent(spec, rules, bot_seed(seed, s))
-            except (ValueError, OSError, ImportError, KeyError) as e:
-                raise SetupError(f"agent {spec!r} for seat {s}: {e}") from None
+            spec = HUMAN if s == human_seat else partner if side_of(s) == side_of(human_seat) else opponents
+            if s != human_seat:
+                self.bots[s] = self.build_bot(s, spec)
             self.specs.append(spec)
         self.match = MatchState.new(rules, self.rng, first_dealer)
         self.hands: list[HandRecord] = []
@@ -124,7 +119,13 @@ class WebGame:
         self.deck_source = deck_source
         self._deal()
 
-    # ------------------------------------------------------------------ queries
+    def build_bot(self, seat: int, spec: str) -> Agent:
+        """The bot ``spec`` for ``seat``, seeded from the game's seed; :class:`SetupError` if it cannot be made."""
+        try:
+            return make_agent(spec, self.rules, bot_seed(self.seed, seat))
+        except (ValueError, OSError, ImportError, KeyError) as e:
+            raise SetupError(f"agent {spec!r} for seat {seat}: {e}") from None
+
     def view(self) -> PlayerView:
         """What the person may see now (R0.6): the only window the page gets."""
         return view_of(self.match, self.human)
@@ -144,7 +145,6 @@ class WebGame:
             return "bot"
         return self.PERSON_TO_ACT
 
-    # ------------------------------------------------------------------ the person
     def play(self, text: Any, seat: int | None = None) -> None:
         """Apply the person's move given as R6 text (``TS``, ``trump:S``, ``bid:8H``, ``pass``).
 
@@ -181,7 +181,6 @@ class WebGame:
         """Whether a person plays ``seat`` (here: the one person's seat)."""
         return seat == self.human
 
-    # ------------------------------------------------------------------ bots and chance
     def bot_turn(self) -> tuple[int, Agent, PlayerView] | None:
         """The bot to act, its agent and its own view, or None when no bot is to act.
 
@@ -222,7 +221,6 @@ class WebGame:
             raise IllegalMoveError("deal", None, f"the hand is not over: {match.hand.due_text()}")
         self._deal()
 
-    # ------------------------------------------------------------------ internals
     def _deal(self) -> None:
         match = self.match
         if self.deck_source is None:

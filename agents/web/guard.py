@@ -21,7 +21,10 @@
 The Host and Origin checks and the request rate apply to WebSocket handshakes too
 (:meth:`Guard.check_websocket`).
 
-Every refusal is a one-line JSON error ``{"error": text}`` with a 4xx status.
+Every refusal is a one-line JSON error ``{"error": text}`` with a 4xx status. The routes
+share the checks of a body's fields here too (:func:`json_body`, :func:`int_field`,
+:func:`rules_field`, :func:`play_refusing`), raising :class:`ApiError`, so a game, a
+table and a study refuse the same request with the same words.
 """
 
 from __future__ import annotations
@@ -29,9 +32,12 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
+
+from dehla_env.errors import IllegalMoveError
+from dehla_env.rules import PRESETS, Rules, RulesError, make_rules
 
 #: the largest request body read (a move or a setup is a few hundred bytes)
 MAX_BODY_BYTES = 16 * 1024
@@ -45,6 +51,70 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class ApiError(Exception):
+    """A refused request or table message: the HTTP status and the JSON fields of the answer."""
+
+    def __init__(self, status: int, message: str, **fields: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.fields = {"error": message, **fields}
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for an error that echoes what was sent."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def int_field(body: dict[str, Any], key: str, what: str = "body") -> int | None:
+    """``body[key]``: None if absent, else a 64-bit integer (:class:`ApiError` 400 otherwise)."""
+    value = body.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ApiError(400, f"malformed {what}: {key!r} must be an integer, not {shown(value)}")
+    if not -(2**63) <= value < 2**63:
+        raise ApiError(400, f"malformed {what}: {key!r} is out of range")
+    return value
+
+
+def rules_field(body: dict[str, Any]) -> Rules:
+    """The ruleset ``body`` names (``rules``, default dehla, with its ``options``); :class:`ApiError` 400 otherwise."""
+    name, options = body.get("rules", "dehla"), body.get("options")
+    if not isinstance(name, str) or name.strip() not in PRESETS:
+        raise ApiError(400, f"unknown ruleset {shown(name)}; known: {', '.join(PRESETS)}")
+    if options is not None and not isinstance(options, dict):
+        raise ApiError(400, "malformed body: 'options' must be an object")
+    try:
+        return make_rules(name.strip(), options or {})
+    except RulesError as e:
+        raise ApiError(400, str(e)) from None
+
+
+def seconds_field(body: dict[str, Any], key: str, default: float, top: float) -> float:
+    """``body[key]`` (``default`` if absent): a number of seconds, 0..``top`` (:class:`ApiError` 400 otherwise)."""
+    value = body.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= top:
+        raise ApiError(400, f"malformed body: {key!r} must be 0..{top:g} seconds, not {shown(value)}")
+    return float(value)
+
+
+def play_refusing(game: Any, text: Any, seat: int | None, version: int | None) -> None:
+    """``game.play(text, seat)`` if the sender saw the game's current ``version``: a stale
+    version is 409 (``stale``: the page fetches the table again) and the engine's refusal
+    400 for malformed text (R6), else 409, each naming move, seat and rule; nothing changes."""
+    if version is not None and version != game.version:
+        at = game.version
+        seen = game.human if seat is None else seat
+        message = f"stale table: version {version} was sent, the game is at {at}; nothing was changed"
+        raise ApiError(409, message, move=text, seat=seen, version=at, stale=True)
+    try:
+        game.play(text, seat)
+    except IllegalMoveError as e:
+        status = 400 if e.rule == "R6" else 409
+        raise ApiError(status, str(e), move=e.move, seat=e.seat, rule=e.rule, version=game.version) from None
 
 
 class RequestError(Exception):
@@ -158,31 +228,36 @@ class Guard:
         self.creates = None if not creates_per_minute else TokenBucket(creates_per_minute / 60.0, create_burst)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            try:
-                self.check_websocket(scope)
-            except RequestError as e:
-                await refuse_websocket(scope, send, e)
-                return
-            await self.app(scope, receive, send)
-            return
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
         try:
-            self.check(scope)
+            if scope["type"] == "websocket":
+                self.check_websocket(scope)
+            elif scope["type"] == "http":
+                self.check(scope)
         except RequestError as e:
-            await refuse(send, e)
+            await refuse(scope, send, e)
             return
         await self.app(scope, receive, send)
 
-    def check(self, scope: Scope) -> None:
+    def _headers(self, scope: Scope) -> dict[str, str]:
+        """The request's headers, once its ``Host`` is one this server answers to (421 otherwise)."""
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        host = host_name(headers.get("host", ""))
-        if host not in self.hosts:
+        if host_name(headers.get("host", "")) not in self.hosts:
             raise RequestError(
                 421, "this server answers only to its own names (start it with --allow-host NAME to add one)"
             )
+        return headers
+
+    @staticmethod
+    def _take(bucket: TokenBucket | None, scope: Scope) -> None:
+        """A token of ``bucket`` for the request's client (429 with ``Retry-After`` if none is left)."""
+        wait = 0.0 if bucket is None else bucket.take((scope.get("client") or ("?", 0))[0])
+        if wait:
+            raise RequestError(
+                429, f"too many requests: wait {wait:.1f} s", {"Retry-After": str(max(1, math.ceil(wait)))}
+            )
+
+    def check(self, scope: Scope) -> None:
+        headers = self._headers(scope)
         method = scope.get("method", "GET")
         if method not in ("GET", "HEAD"):
             if foreign(headers.get("origin"), headers.get("host", "")):
@@ -198,19 +273,10 @@ class Guard:
             if length.isdigit() and int(length) > MAX_BODY_BYTES:
                 raise RequestError(413, f"request body over {MAX_BODY_BYTES} bytes")
         path = scope.get("path", "")
-        if not path.startswith("/api/"):
-            return
-        client = (scope.get("client") or ("?", 0))[0]
-        for bucket, applies in (
-            (self.requests, True),
-            (self.creates, method == "POST" and path in ("/api/games", "/api/tables")),
-        ):
-            if bucket is not None and applies:
-                wait = bucket.take(client)
-                if wait:
-                    raise RequestError(
-                        429, f"too many requests: wait {wait:.1f} s", {"Retry-After": str(max(1, math.ceil(wait)))}
-                    )
+        if path.startswith("/api/"):
+            self._take(self.requests, scope)
+            if method == "POST" and path in ("/api/games", "/api/tables"):
+                self._take(self.creates, scope)
 
     def check_websocket(self, scope: Scope) -> None:
         """A WebSocket handshake: the same Host check, and its ``Origin`` must be this server's.
@@ -220,69 +286,68 @@ class Guard:
         table's socket with the visitor's network position (cross-site WebSocket
         hijacking); a script without ``Origin`` is served, as for HTTP. The handshake
         counts against the client's request rate."""
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        if host_name(headers.get("host", "")) not in self.hosts:
-            raise RequestError(
-                421, "this server answers only to its own names (start it with --allow-host NAME to add one)"
-            )
+        headers = self._headers(scope)
         if foreign(headers.get("origin"), headers.get("host", "")):
             raise RequestError(403, "cross-site connection refused: the page is not this server's")
-        client = (scope.get("client") or ("?", 0))[0]
-        if self.requests is not None:
-            wait = self.requests.take(client)
-            if wait:
-                raise RequestError(
-                    429, f"too many requests: wait {wait:.1f} s", {"Retry-After": str(max(1, math.ceil(wait)))}
-                )
+        self._take(self.requests, scope)
 
 
-async def refuse_websocket(scope: Scope, send: Send, error: RequestError) -> None:
-    """Refuse a WebSocket handshake with the one-line JSON error as an HTTP answer where
-    the server can send one (the ASGI ``websocket.http.response`` extension), else by
-    closing it (policy violation)."""
-    if "websocket.http.response" in (scope.get("extensions") or {}):
-        body = json.dumps({"error": str(error)}).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-        headers += [(k.lower().encode(), v.encode()) for k, v in error.headers.items()]
-        await send({"type": "websocket.http.response.start", "status": error.status, "headers": headers})
-        await send({"type": "websocket.http.response.body", "body": body})
-    else:
-        await send({"type": "websocket.close", "code": 1008, "reason": str(error)[:120]})
-
-
-async def refuse(send: Send, error: RequestError) -> None:
-    """Answer a refused request with its one-line JSON error."""
+async def refuse(scope: Scope, send: Send, error: RequestError) -> None:
+    """Answer a refused request with its one-line JSON error; a WebSocket handshake gets
+    it as an HTTP answer where the server can send one (the ASGI
+    ``websocket.http.response`` extension), else is closed (policy violation)."""
+    kind = "http.response"
+    if scope["type"] == "websocket":
+        if "websocket.http.response" not in (scope.get("extensions") or {}):
+            await send({"type": "websocket.close", "code": 1008, "reason": str(error)[:120]})
+            return
+        kind = "websocket.http.response"
     body = json.dumps({"error": str(error)}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.lower().encode(), v.encode()) for k, v in error.headers.items()]
-    await send({"type": "http.response.start", "status": error.status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": f"{kind}.start", "status": error.status, "headers": headers})
+    await send({"type": f"{kind}.body", "body": body})
 
 
-async def read_body(stream: AsyncIterator[bytes], limit: int = MAX_BODY_BYTES) -> bytes:
-    """The request body, read at most ``limit`` bytes far (413 beyond, whatever the
-    ``Content-Length`` said)."""
+async def json_body(request: Any, limit: int = MAX_BODY_BYTES) -> dict[str, Any]:
+    """A request's body, a JSON object (empty: ``{}``), read at most ``limit`` bytes far
+    (413 beyond, whatever the ``Content-Length`` said); :class:`ApiError` otherwise."""
     chunks: list[bytes] = []
     total = 0
-    async for chunk in stream:
+    async for chunk in request.stream():
         total += len(chunk)
         if total > limit:
-            raise RequestError(413, f"request body over {limit} bytes")
+            raise ApiError(413, f"request body over {limit} bytes")
         chunks.append(chunk)
-    return b"".join(chunks)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        return {}
+    try:
+        body = parse_json(raw)
+    except RequestError as e:
+        raise ApiError(e.status, str(e)) from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "malformed body: a JSON object is expected")
+    return body
 
 
 __all__ = [
     "LOOPBACK_NAMES",
     "MAX_BODY_BYTES",
     "MAX_JSON_DEPTH",
+    "ApiError",
     "Guard",
     "RequestError",
     "TokenBucket",
     "foreign",
     "host_name",
+    "int_field",
+    "json_body",
     "json_depth",
     "parse_json",
-    "read_body",
-    "refuse_websocket",
+    "play_refusing",
+    "refuse",
+    "rules_field",
+    "seconds_field",
+    "shown",
 ]

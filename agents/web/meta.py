@@ -4,17 +4,17 @@ The form is built from this, so a new option in ``dehla_env.rules`` shows up wit
 touching the page: option choices and bounds come from ``rules.option_specs``, and
 ``make_rules`` validates whatever is sent. Each ruleset of the benchmark comes with its
 default bot (:func:`agents.registry.default_bot`) and its bots by measured strength: the
-ratings of the benchmark's published reference ladder (package data of
-:mod:`agents.bench`, with the command that measured them), strongest first.
+ratings of the benchmark's published reference ladder (:mod:`agents.playing.ladder`,
+with the command that measured them), strongest first.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents.bench.ladder import published
 from agents.playing.deal_sets import PRESETS as BENCH_PRESETS
 from agents.playing.deal_sets import Preset
+from agents.playing.ladder import published
 from agents.registry import AGENTS, default_bot, shipped_policies
 from agents.web.rulebook import PRESET_SECTIONS
 from dehla_env.rules import PRESET_DESCRIPTIONS, PRESET_TITLES, PRESETS
@@ -69,11 +69,6 @@ def agent_help(specs: list[str]) -> dict[str, str]:
     return out
 
 
-def policy_specs() -> list[str]:
-    """A ``policy:NAME`` spec for each policy shipped with the package."""
-    return [f"policy:{name}" for name in shipped_policies()]
-
-
 def ranked_bots(preset: Preset) -> list[dict[str, Any]]:
     """The bots of ``preset``'s published reference ladder, strongest first: spec,
     rating and a plain line."""
@@ -99,11 +94,6 @@ def bots_by_rules() -> list[dict[str, Any]]:
     return out
 
 
-def agent_names() -> list[str]:
-    """The agent names that take no parameters, for the suggestions list."""
-    return [name for name, entry in AGENTS.items() if not entry.params]
-
-
 def meta() -> dict[str, Any]:
     out: dict[str, Any] = {
         "rulesets": {
@@ -115,11 +105,15 @@ def meta() -> dict[str, Any]:
             }
             for name in PRESETS
         },
-        "agents": [*agent_names(), *SEARCH_AGENTS, *policy_specs()],
+        "agents": [  # the parameterless agents, then searches and the shipped policies
+            *(name for name, entry in AGENTS.items() if not entry.params),
+            *SEARCH_AGENTS,
+            *(f"policy:{name}" for name in shipped_policies()),
+        ],
         "bots_by_rules": bots_by_rules(),
     }
     out["agent_help"] = agent_help(out["agents"])
     return out
 
 
-__all__ = ["AGENT_HELP", "agent_help", "agent_names", "bots_by_rules", "meta", "option_specs", "policy_specs"]
+__all__ = ["AGENT_HELP", "agent_help", "bots_by_rules", "meta", "option_specs"]

@@ -70,7 +70,6 @@ class Narrator:
         self.lines.append((self.hand_no, text))
         del self.lines[:-MAX_LINES]
 
-    # ------------------------------------------------------------------ chance
     def after_deal(self, view: PlayerView, hand_no: int) -> None:
         self.hand_no = hand_no
         dealer = self.who(view.dealer)
@@ -92,7 +91,6 @@ class Narrator:
         if before.cards_undealt and not after.cards_undealt:
             self.say("Eight more cards each are dealt.")
 
-    # ------------------------------------------------------------------ moves
     def after_move(
         self, seat: int, action: int, before: PlayerView, after: PlayerView, summary: HandSummary | None
     ) -> None:

@@ -18,6 +18,7 @@ reinstalls and are not committed by accident.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from pathlib import Path
@@ -50,31 +51,49 @@ def record_of(game: WebGame, result: str) -> dict[str, Any]:
         **({"commitment": game.commitment} if game.commitment else {}),
         "result": result,
         "winner": match.winner,
-        "started": _iso(game.created),
-        "saved": _iso(time.time()),
+        "started": utc_text(game.created),
+        "saved": utc_text(),
         "source": "agents.web",
     }
 
 
-def save_record(game: WebGame, folder: Path, result: str, record: dict[str, Any] | None = None) -> Path:
-    """Write the game's record (``record``, else :func:`record_of`) to ``folder/<id>.jsonl``
-    atomically and flushed to disk (a reader never sees half a line, a crash right after
-    loses nothing) and mark the game saved."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{game.id}.jsonl"
-    tmp = path.with_suffix(".jsonl.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(json.dumps(record_of(game, result) if record is None else record) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+def save_record(
+    game: WebGame, folder: Path, result: str, record: dict[str, Any] | None = None, name: str | None = None
+) -> Path:
+    """Write the game's record (``record``, else :func:`record_of`) to ``folder/<name or
+    id>.jsonl`` (:func:`write_atomic`) and mark the game saved."""
+    path = folder / f"{name or game.id}.jsonl"
+    write_atomic(path, json.dumps(record_of(game, result) if record is None else record) + "\n")
     game.saved_to = str(path)
     game.ended = result
     return path
 
 
-def _iso(t: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+def keep_record(game: WebGame, folder: Path, result: str, record: dict[str, Any] | None = None) -> None:
+    """:func:`save_record`, where a full disk or a bad folder is logged, never the player's
+    problem (the game then counts as saved, so it is not tried again on every request)."""
+    try:
+        save_record(game, folder, result, record)
+    except OSError as e:
+        game.ended = result
+        logging.getLogger("agents.web").error("could not save the record of %s in %s: %s", game.id, folder, e)
 
 
-__all__ = ["default_record_dir", "record_of", "save_record"]
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically and flushed to disk (a reader never sees half
+    a file, a crash right after loses nothing), making its folder if need be."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def utc_text(t: float | None = None) -> str:
+    """``t`` (default: now) as ISO 8601 UTC text."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if t is None else t))
+
+
+__all__ = ["default_record_dir", "keep_record", "record_of", "save_record", "utc_text", "write_atomic"]

@@ -28,29 +28,15 @@ does not hold, or a game another browser started: each game belongs to the secre
 its creator's ``dehla_owner`` cookie (HttpOnly, SameSite=Strict; set by the first
 ``POST /api/games``), and nobody else may see, move in or end it. Each game has its
 own lock, so several games run at once and two requests never interleave inside one
-game. A ``search`` bot thinks in a child process under a per-decision time limit
-(``think_seconds``, then the hard bot's move is played), which a leave, an eviction
-or the server's shutdown kills at once; the other bots play in a worker thread
-(:mod:`.bots`).
+game. A ``search`` bot thinks in a child process that a leave, an eviction or the
+server's shutdown kills at once (:mod:`.bots`).
 
-Limits (every refusal is a one-line JSON error with a 4xx status, never a 500):
-
-* bots come from the server's catalogue (:class:`.bots.Catalogue`): the
-  parameterless agents, ``search:...`` within the registry's bounds (``k`` 1..512,
-  ``depth`` and ``rdepth`` 0..9, ``budget_ms`` up to 60000, specs nested 3 deep), and
-  ``policy:NAME`` for the shipped policies and the operator's ``--policy-dir``; never
-  a path on the server's disk (400, the same answer whatever exists there);
-* a body is at most 16 KiB (413), JSON nested at most 8 deep (400), a move at most
-  32 characters, a seed 0..2**63-1;
-* ``games_per_client`` games per client address (starting one more saves and drops
-  that client's longest-idle game, never another client's) and ``max_games`` in all
-  (503 beyond); ``requests_per_second`` (burst ``request_burst``) and
-  ``creates_per_minute`` (burst ``create_burst``) per client address (429 with
-  ``Retry-After``);
-* the ``Host`` header must name the loopback or an ``allowed_hosts`` name (421), and a
-  request that changes something must come from this server's own page: a foreign
-  ``Origin`` or ``Sec-Fetch-Site: cross-site`` is 403, a body not
-  ``application/json`` 415 (:mod:`.guard`).
+Limits (every refusal is a one-line JSON error with a 4xx status, never a 500): bots
+come from the server's catalogue, never a path on its disk (:mod:`.bots`); the body,
+rate, Host and Origin checks are :mod:`.guard`'s; a move is at most 32 characters, a
+seed 0..2**63-1; ``games_per_client`` games per client address (starting one more
+saves and drops that client's longest-idle game, never another client's) and
+``max_games`` in all (503 beyond).
 
 The page drives the bots: while a bot is to act it posts ``advance`` and the server
 waits ``bot_delay`` seconds (twice that after a completed trick, so the four cards
@@ -66,7 +52,7 @@ import hmac
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -86,29 +72,26 @@ from agents.registry import default_bot, register_policies
 from agents.web import rulebook
 from agents.web.bots import THINK_SECONDS, BotCancelled, BotFailed, Catalogue, Thinker, decision_seed, policy_files
 from agents.web.game import SetupError, WebGame
-from agents.web.guard import Guard, RequestError, parse_json, read_body
-from agents.web.meta import meta
-from agents.web.records import default_record_dir, save_record
+from agents.web.guard import ApiError, Guard, int_field, json_body, play_refusing, rules_field, seconds_field, shown
+from agents.web.meta import agent_help, meta
+from agents.web.records import default_record_dir, keep_record
 from agents.web.table import table_state
 from agents.web.tables import TableLimits, TableStore, table_routes
 from dehla_env.errors import IllegalMoveError
-from dehla_env.rules import PRESETS, RulesError, make_rules
+from dehla_env.rules import RulesError
 
 log = logging.getLogger("agents.web")
 STATIC_DIR = Path(str(resources.files("agents.web") / "static"))
-MAX_BOT_DELAY = 10.0
 MAX_TEXT = 400  # the longest text field (an agent spec: agents.registry.MAX_SPEC_LENGTH)
 MAX_MOVE = 32  # the longest move text ("bid:13H", "trump:S", ...)
 OWNER_COOKIE = "dehla_owner"  # the secret that makes a browser a game's owner
 
 
 @dataclass
-class ServerConfig:
-    """Settings of one server (``python -m agents.web --help`` sets them)."""
+class ServerConfig(TableLimits):
+    """Settings of one server (``python -m agents.web --help`` sets them), the tables' caps included."""
 
     record_dir: Path | None = None  # where records go; None: default_record_dir()
-    bot_delay: float = 0.7  # seconds before each bot move (doubled after a completed trick)
-    idle_minutes: float = 60.0  # a game untouched this long is saved as abandoned and dropped
     max_games: int = 64  # games held in all; beyond it a new game is refused (503)
     games_per_client: int = 8  # beyond it the client's own longest-idle game is saved and dropped
     think_seconds: float = THINK_SECONDS  # per bot decision, then the hard bot's move is played
@@ -119,23 +102,10 @@ class ServerConfig:
     request_burst: int = 60
     creates_per_minute: float | None = 20.0  # per client address (None: no limit)
     create_burst: int = 10
-    max_tables: int = 32  # tables with several people (agents.web.tables), in all; beyond it 503
-    tables_per_client: int = 4  # open tables one client address may have created; beyond it 429
-    max_connections: int = 256  # open table WebSockets, in all
-    connections_per_client: int = 16  # open table WebSockets per client address
 
     @property
     def records(self) -> Path:
         return self.record_dir if self.record_dir is not None else default_record_dir()
-
-
-class ApiError(Exception):
-    """A refused request: HTTP status and the JSON fields of the answer."""
-
-    def __init__(self, status: int, message: str, **fields: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.fields = {"error": message, **fields}
 
 
 class GameStore:
@@ -197,21 +167,13 @@ class GameStore:
     def after_change(self, game: WebGame) -> None:
         """Save the record as soon as the match is over (the game stays viewable)."""
         if game.match.is_terminal() and game.ended is None:
-            self.save(game, "finished")
-
-    def save(self, game: WebGame, result: str) -> None:
-        """Write the record; a full disk or a bad folder is logged, never the player's problem."""
-        try:
-            save_record(game, self.config.records, result)
-        except OSError as e:
-            game.ended = result  # do not try again on every request
-            log.error("could not save the record of %s in %s: %s", game.id, self.config.records, e)
+            keep_record(game, self.config.records, "finished")
 
     def drop(self, game: WebGame, result: str) -> str | None:
         """Forget a game, saving its record first unless it was saved already."""
         self.cancel(game)  # a bot thinking for it stops; its move is never applied after the record
         if game.ended is None:
-            self.save(game, result)
+            keep_record(game, self.config.records, result)
         self.games.pop(game.id, None)
         self.locks.pop(game.id, None)
         self.cancels.pop(game.id, None)
@@ -230,7 +192,6 @@ class GameStore:
             event.set()
 
     def close(self) -> None:
-        self.cancel_all()
         for game in list(self.games.values()):
             self.drop(game, "abandoned")
 
@@ -246,30 +207,6 @@ def new_game_id() -> str:
     return f"web-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    try:
-        raw = await read_body(request.stream())
-        if not raw.strip():
-            return {}
-        body = parse_json(raw)
-    except RequestError as e:
-        raise ApiError(e.status, str(e)) from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "malformed body: a JSON object is expected")
-    return body
-
-
-def _int_or_none(body: dict[str, Any], key: str) -> int | None:
-    value = body.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ApiError(400, f"malformed body: {key!r} must be an integer, not {_shown(value)}")
-    if not -(2**63) <= value < 2**63:
-        raise ApiError(400, f"malformed body: {key!r} is out of range")
-    return value
-
-
 def move_fields(body: dict[str, Any]) -> tuple[int | None, int | None]:
     """Check a move request's body (``{"move": TEXT, "seat"?, "version"?}``: the move's
     text present and short) and return its ``seat`` and ``version``; :class:`ApiError`
@@ -278,22 +215,25 @@ def move_fields(body: dict[str, Any]) -> tuple[int | None, int | None]:
         raise ApiError(400, 'malformed body: {"move": TEXT} expected, e.g. {"move": "TS"}')
     if isinstance(body["move"], str) and len(body["move"]) > MAX_MOVE:
         raise ApiError(400, f"malformed move: a move is at most {MAX_MOVE} characters (TS, trump:S, bid:8H)")
-    return _int_or_none(body, "seat"), _int_or_none(body, "version")
-
-
-def _shown(value: Any, limit: int = 40) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for an error that echoes what was sent."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
+    return int_field(body, "seat"), int_field(body, "version")
 
 
 def _text(body: dict[str, Any], key: str, default: str) -> str:
     value = body.get(key, default)
     if not isinstance(value, str) or not value.strip():
-        raise ApiError(400, f"malformed body: {key!r} must be a non-empty text, not {_shown(value)}")
+        raise ApiError(400, f"malformed body: {key!r} must be a non-empty text, not {shown(value)}")
     if len(value) > MAX_TEXT:
         raise ApiError(400, f"malformed body: {key!r} is at most {MAX_TEXT} characters")
     return value.strip()
+
+
+def static_page(name: str) -> Callable[[Request], Awaitable[Response]]:
+    """A route answering with the page ``static/NAME`` (revalidated, so an upgrade shows at once)."""
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC_DIR / name, headers={"Cache-Control": "no-cache"})
+
+    return page
 
 
 def create_app(config: ServerConfig | None = None) -> Starlette:
@@ -303,26 +243,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     catalogue = Catalogue(policy_files(config.policy_dir))
     register_policies(catalogue.policies)  # policy:NAME of the operator's folder, for the bots built here
     thinker = Thinker(catalogue.policies, config.think_seconds, config.think_slots)
-    limits = TableLimits(
-        max_tables=config.max_tables,
-        tables_per_client=config.tables_per_client,
-        max_connections=config.max_connections,
-        connections_per_client=config.connections_per_client,
-        idle_minutes=config.idle_minutes,
-        bot_delay=config.bot_delay,
-        max_bot_delay=MAX_BOT_DELAY,
-    )
-    tables = TableStore(limits, config.records, catalogue, thinker)
+    tables = TableStore(config, config.records, catalogue, thinker)
 
     def answer(game: WebGame, status: int = 200, **extra: Any) -> JSONResponse:
         return JSONResponse({**table_state(game), **extra}, status_code=status)
-
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
-
-    async def tables_page(request: Request) -> Response:
-        """The host's form (``/tables``) and a table's page (``/tables/ID#key=...``): one page."""
-        return FileResponse(STATIC_DIR / "tables.html", headers={"Cache-Control": "no-cache"})
 
     async def rules(request: Request) -> Response:
         """How to play, rendered from the RULES.md shipped in the package (``?game=ID``: with a way back)."""
@@ -337,8 +261,6 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         extra = [spec for spec in catalogue.offered_policies() if spec not in info["agents"]]
         info["agents"] = [*info["agents"], *extra]
         if extra and "agent_help" in info:
-            from agents.web.meta import agent_help
-
             info["agent_help"].update(agent_help(extra))
         return JSONResponse({**info, "bot_delay": config.bot_delay})  # never where the server keeps its files
 
@@ -353,25 +275,13 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return JSONResponse({"games": games})
 
     async def create(request: Request) -> Response:
-        body = await _body(request)
-        name = _text(body, "rules", "dehla")
-        if name not in PRESETS:
-            raise ApiError(400, f"unknown ruleset {name!r}; known: {', '.join(PRESETS)}")
-        options = body.get("options")
-        options = {} if options is None else options
-        if not isinstance(options, dict):
-            raise ApiError(400, "malformed body: 'options' must be an object")
-        delay = body.get("bot_delay", config.bot_delay)
-        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= MAX_BOT_DELAY:
-            raise ApiError(400, f"malformed body: 'bot_delay' must be 0..{MAX_BOT_DELAY} seconds, not {_shown(delay)}")
-        seat = _int_or_none(body, "seat")
-        seed = _int_or_none(body, "seed")
+        body = await json_body(request)
+        rules = rules_field(body)
+        delay = seconds_field(body, "bot_delay", config.bot_delay, config.max_bot_delay)
+        seat = int_field(body, "seat")
+        seed = int_field(body, "seed")
         if seed is not None and seed < 0:
             raise ApiError(400, f"malformed body: 'seed' must be 0 or more, not {seed}")
-        try:
-            rules = make_rules(name, options)
-        except RulesError as e:
-            raise ApiError(400, str(e)) from None
         partner = _text(body, "partner", default_bot(rules))  # the ruleset's shipped policy, else hard
         opponents = _text(body, "opponents", default_bot(rules))
         for role, spec in (("partner", partner), ("opponents", opponents)):
@@ -391,7 +301,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                     partner,
                     opponents,
                     seed=seed,
-                    bot_delay=float(delay),
+                    bot_delay=delay,
                 )
             )
         except (RulesError, SetupError) as e:
@@ -411,32 +321,19 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def move(request: Request) -> Response:
         game, lock = held(request)
-        body = await _body(request)
+        body = await json_body(request)
         seat, version = move_fields(body)
         async with lock:
             if not store.holds(game):
                 raise ApiError(404, f"no game {game.id!r} here: it was left or expired (start a new game)")
-            if version is not None and version != game.version:
-                raise ApiError(
-                    409,
-                    f"stale table: version {version} was sent, the game is at {game.version}; nothing was changed",
-                    move=body["move"],
-                    seat=game.human,
-                    version=game.version,
-                    stale=True,
-                )
-            try:
-                game.play(body["move"], seat)
-            except IllegalMoveError as e:
-                status = 400 if e.rule == "R6" else 409
-                raise ApiError(status, str(e), move=e.move, seat=e.seat, rule=e.rule, version=game.version) from None
+            play_refusing(game, body["move"], seat, version)
             store.after_change(game)
             return answer(game)
 
     async def advance(request: Request) -> Response:
         game, lock = held(request)
-        body = await _body(request)
-        version = _int_or_none(body, "version")
+        body = await json_body(request)
+        version = int_field(body, "version")
         if (version is not None and version != game.version) or game.status() != "bot":
             return answer(game, advanced=False)
         view = game.view()
@@ -515,7 +412,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         await tables.close_all()  # and every open table (finished games were saved when they ended)
 
     routes = [
-        Route("/", index),
+        Route("/", static_page("index.html")),
         Route("/rules", rules),
         Route("/api/meta", get_meta),
         Route("/api/games", list_games, methods=["GET"]),
@@ -525,9 +422,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/games/{game_id}/advance", advance, methods=["POST"]),
         Route("/api/games/{game_id}/deal", deal, methods=["POST"]),
         Route("/api/games/{game_id}/leave", leave, methods=["POST"]),
-        Route("/tables", tables_page),
-        Route("/tables/{table_id}", tables_page),
-        *table_routes(tables, _body),
+        Route("/tables", static_page("tables.html")),  # the host's form, and a table's page:
+        Route("/tables/{table_id}", static_page("tables.html")),
+        *table_routes(tables),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     guard = Middleware(
@@ -552,4 +449,4 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     return app
 
 
-__all__ = ["ApiError", "GameStore", "ServerConfig", "create_app", "new_game_id"]
+__all__ = ["GameStore", "ServerConfig", "create_app", "new_game_id"]

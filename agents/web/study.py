@@ -33,12 +33,9 @@ in the study's folder and never enters a record or the dataset. Only when the fi
 says ``identifying: true`` does the consent form ask for a name or contact, which is
 kept in ``participants.json`` and the records; by default there is no such field.
 
-**Analysis.** :func:`analyse` gives per partner the human+bot side's score (hands won,
-a hand with no winner counting half), the bot+bot side's on the same deals and seats,
-and their difference, each with a 95% interval. The hands of one participant are not
-independent (one person's skill runs through them), so the participant is the unit:
-the ratio estimator of :func:`agents.playing.stats.ratio_ci` over participants, as the arena
-uses it over deals of unequal length.
+**Analysis.** :func:`analyse` compares the human+bot side's score (hands won, no winner
+counting half) with the bot+bot side's per partner. One person's skill runs through all
+their hands, so the participant, not the hand, is the unit of its intervals.
 """
 
 from __future__ import annotations
@@ -47,11 +44,9 @@ import argparse
 import csv
 import io
 import json
-import os
 import secrets
 import sys
 import threading
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -66,25 +61,15 @@ from agents.playing.stats import Estimate, format_table, ratio_ci
 from agents.web.bots import Catalogue, policy_files
 from agents.web.experiment import Experiment, ExperimentError, load_experiment
 from agents.web.game import WebGame
-from agents.web.records import default_record_dir, record_of
+from agents.web.records import default_record_dir, record_of, save_record, utc_text, write_atomic
 from dehla_env.actions import action_text
 from dehla_env.engine import Phase
 from dehla_env.seats import side_of
 
 #: dataset columns, in order (CSV header and JSON Lines keys)
 COLUMNS = (
-    "experiment",
-    "participant",
-    "partner",
-    "opponents",
-    "deal_index",
-    "seat",
-    "side",
-    "human_score",
-    "botbot_score",
-    "difference",
-    "tens",
-    "record",
+    *("experiment", "participant", "partner", "opponents", "deal_index", "seat", "side"),  # who played what
+    *("human_score", "botbot_score", "difference", "tens", "record"),  # how it went
 )
 
 
@@ -101,13 +86,6 @@ class Participant:
     hands_done: int = 0
     label: str | None = None  # only with identifying: true
 
-    def public(self) -> dict[str, Any]:
-        """What the dataset and records may carry (never the token)."""
-        out = {k: v for k, v in asdict(self).items() if k != "token"}
-        if out["label"] is None:
-            out.pop("label")
-        return out
-
 
 @dataclass
 class StudyHand:
@@ -118,22 +96,11 @@ class StudyHand:
     recorded: bool = False
 
 
-def _iso(t: float | None = None) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if t is None else t))
-
-
 def _share(winner: int | None, side: int) -> float:
     """A side's score of one hand: a win 1, no winner half (as the arena counts it)."""
     if winner is None:
         return 0.5
     return 1.0 if winner == side else 0.0
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 class Study:
@@ -172,7 +139,7 @@ class Study:
 
     def _save(self) -> None:
         rows = [asdict(p) for p in sorted(self.participants.values(), key=lambda p: p.number)]
-        _write_atomic(self.registry, json.dumps({"experiment": self.experiment.id, "participants": rows}, indent=1))
+        write_atomic(self.registry, json.dumps({"experiment": self.experiment.id, "participants": rows}, indent=1))
 
     def enrol(self) -> Participant:
         """A new anonymous participant (``p-`` and random hex) with the next partner."""
@@ -198,7 +165,7 @@ class Study:
             raise StudyRefusal(f"consent was answered already ({p.consent})")
         with self._lock:
             p.consent = "yes" if agree else "no"
-            p.consented_at = _iso()
+            p.consented_at = utc_text()
             if agree and self.experiment.identifying and label:
                 p.label = label.strip()[:200]
             self._save()
@@ -293,11 +260,7 @@ class Study:
             "tens": [int(t) for t in game.match.hand.tens],
             **({"label": p.label} if p.label else {}),
         }
-        path = self.hands_dir / f"{p.participant}-d{hand.index}.jsonl"
-        _write_atomic(path, json.dumps(record) + "\n")
-        game.saved_to = str(path)
-        game.ended = "finished"
-        return path
+        return save_record(game, self.hands_dir, "finished", record, f"{p.participant}-d{hand.index}")
 
 
 class StudyFull(Exception):
@@ -357,7 +320,7 @@ def baseline(experiment: Experiment, folder: Path | None = None) -> dict[str, di
         )
         out[spec] = {r.index: (float(r.game_scores[0]), float(r.game_scores[1])) for r in duel.records}
     if cache is not None:
-        _write_atomic(
+        write_atomic(
             cache, json.dumps({"key": key, "scores": {s: {str(i): v for i, v in d.items()} for s, d in out.items()}})
         )
     return out
@@ -421,7 +384,7 @@ def write_dataset(rows: Sequence[dict[str, Any]], out: Path | None) -> str:
     else:
         text = "".join(json.dumps(r) + "\n" for r in rows)
     if out is not None:
-        _write_atomic(out, text)
+        write_atomic(out, text)
     return text
 
 
@@ -489,10 +452,11 @@ def analyse(
     return out
 
 
-def _interval(e: Estimate) -> str:
+def _interval(e: Estimate, sign: str = "") -> str:
+    """``value [low, high]`` (``sign`` "+": with the sign shown, for a difference)."""
     if not np.isfinite(e.se):  # one participant: no spread to measure
-        return f"{e.value:.3f} [no interval]"
-    return f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"
+        return f"{e.value:{sign}.3f} [no interval]"
+    return f"{e.value:{sign}.3f} [{e.low:{sign}.3f}, {e.high:{sign}.3f}]"
 
 
 def analysis_table(results: Sequence[PartnerResult]) -> str:
@@ -504,18 +468,12 @@ def analysis_table(results: Sequence[PartnerResult]) -> str:
             str(r.hands),
             _interval(r.human),
             _interval(r.botbot),
-            _signed(r.difference),
+            _interval(r.difference, "+"),
         ]
         for r in results
     ]
     headers = ["partner", "people", "hands", "human+bot (95%)", "bot+bot same deals", "difference"]
     return format_table(headers, rows, align="lrrrrr")
-
-
-def _signed(e: Estimate) -> str:
-    if not np.isfinite(e.se):
-        return f"{e.value:+.3f} [no interval]"
-    return f"{e.value:+.3f} [{e.low:+.3f}, {e.high:+.3f}]"
 
 
 def analysis_rows(results: Sequence[PartnerResult]) -> list[dict[str, Any]]:
@@ -585,17 +543,19 @@ def main(argv: list[str] | None = None) -> int:
         "Serve it with: python -m agents.web --study FILE",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("check", help="check an experiment file and say what the study will do")
-    check.add_argument("file", type=Path)
-    check.add_argument("--policy-dir", type=Path, default=None, help="the server's --policy-dir, if any")
-    for name, text in (("export", "write the dataset"), ("analyse", "print the analysis per partner")):
+    for name, text in (
+        ("check", "check an experiment file and say what the study will do"),
+        ("export", "write the dataset"),
+        ("analyse", "print the analysis per partner"),
+    ):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("file", type=Path)
-        cmd.add_argument("--record-dir", type=Path, default=None, help="the server's --record-dir (default as it)")
         cmd.add_argument("--policy-dir", type=Path, default=None, help="the server's --policy-dir, if any")
+        if name != "check":
+            cmd.add_argument("--record-dir", type=Path, default=None, help="the server's --record-dir (default as it)")
         if name == "export":
             cmd.add_argument("--out", type=Path, default=None, help="data.csv or data.jsonl (default: stdout, JSONL)")
-        else:
+        if name == "analyse":
             cmd.add_argument("--data", type=Path, default=None, help="an exported dataset instead of the records")
     args = parser.parse_args(argv)
     try:

@@ -31,11 +31,11 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from agents.web.bots import BotCancelled, decision_seed, thinks
-from agents.web.server import STATIC_DIR, ApiError, _body, _int_or_none, move_fields
+from agents.web.bots import BotCancelled, BotFailed, decision_seed
+from agents.web.guard import ApiError, int_field, json_body, play_refusing
+from agents.web.server import STATIC_DIR, move_fields
 from agents.web.study import Participant, Study, StudyFull, StudyHand, StudyRefusal
 from agents.web.table import table_state
-from dehla_env.errors import IllegalMoveError
 
 
 def study_state(study: Study, p: Participant, **extra: Any) -> dict[str, Any]:
@@ -113,7 +113,7 @@ def attach_study(app: Starlette, study: Study, base: str = "") -> list[str]:
 
     async def consent(request: Request) -> Response:
         p, lock = participant(request)
-        body = await _body(request)
+        body = await json_body(request)
         agree = body.get("agree")
         if not isinstance(agree, bool):
             raise ApiError(400, 'malformed body: {"agree": true} or {"agree": false} expected')
@@ -130,25 +130,19 @@ def attach_study(app: Starlette, study: Study, base: str = "") -> list[str]:
 
     async def move(request: Request) -> Response:
         p, lock = participant(request)
-        body = await _body(request)
+        body = await json_body(request)
         seat, version = move_fields(body)
         async with lock:
             hand = playing(p)
             game = hand.game
-            if version is not None and version != game.version:
-                raise ApiError(409, f"stale table: version {version} was sent, the game is at {game.version}")
-            try:
-                game.play(body["move"], seat)
-            except IllegalMoveError as e:
-                status = 400 if e.rule == "R6" else 409
-                raise ApiError(status, str(e), move=e.move, seat=e.seat, rule=e.rule, version=game.version) from None
+            play_refusing(game, body["move"], seat, version)
             study.after_change(p, hand)
             return answer(p)
 
     async def advance(request: Request) -> Response:
         p, lock = participant(request)
-        body = await _body(request)
-        version = _int_or_none(body, "version")
+        body = await json_body(request)
+        version = int_field(body, "version")
         hand = playing(p)
         game = hand.game
         if (version is not None and version != game.version) or game.status() != "bot" or hand.recorded:
@@ -167,15 +161,14 @@ def attach_study(app: Starlette, study: Study, base: str = "") -> list[str]:
                 assert turn is not None
                 seat, agent, bot_view = turn
                 spec = game.specs[seat]
-                try:
-                    if thinks(spec):
-                        seed = decision_seed(game.seed, seat, game.version)
-                        action, _late = await thinker.decide(agent, spec, game.rules, seed, bot_view, cancel=cancel)
-                    else:  # seeded once as the arena seeds it, so the baseline's bot plays the same
-                        action = int(await anyio.to_thread.run_sync(agent.act, bot_view))
+                seed = decision_seed(game.seed, seat, game.version)
+                try:  # a bot that does not think keeps the arena's seeding, so the baseline's bot plays the same
+                    action, _late = await thinker.decide(
+                        agent, spec, game.rules, seed, bot_view, cancel=cancel, reseed=False
+                    )
                 except BotCancelled:
                     return answer(p, advanced=False)
-                except Exception as e:  # noqa: BLE001 - a bot's failure (BotFailed or its own) is not the person's
+                except BotFailed as e:  # a bot's failure is not the person's
                     raise ApiError(500, catalogue.scrub(f"the bot at seat {seat} failed: {e}")) from None
                 game.apply_bot(seat, action)
             study.after_change(p, hand)

@@ -37,6 +37,7 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -48,17 +49,26 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agents.bots.heuristic import HardAgent
-from agents.playing.deals import bot_seed
-from agents.registry import default_bot, make_agent
+from agents.registry import default_bot
 from agents.web.bots import BotCancelled, BotFailed, Catalogue, Thinker, decision_seed
 from agents.web.game import SetupError, WebGame
-from agents.web.guard import RequestError, TokenBucket, parse_json
+from agents.web.guard import (
+    ApiError,
+    RequestError,
+    TokenBucket,
+    int_field,
+    json_body,
+    parse_json,
+    play_refusing,
+    rules_field,
+    seconds_field,
+)
 from agents.web.narrate import Narrator
-from agents.web.records import record_of, save_record
+from agents.web.records import keep_record, record_of
 from agents.web.table import table_state
 from dehla_env.engine import HandSummary, MatchState, Phase
 from dehla_env.errors import IllegalMoveError
-from dehla_env.rules import PRESETS, Rules, RulesError, make_rules
+from dehla_env.rules import Rules
 from dehla_env.view import PlayerView, view_of, visible_trump
 
 log = logging.getLogger("agents.web")
@@ -99,7 +109,7 @@ class PublicNarrator(Narrator):
         return self.side_name(side).lower()
 
 
-class TableNarrator(Narrator):
+class TableNarrator(PublicNarrator):
     """One log per seat and one public log, each made from its own views only.
 
     It stands in for :class:`WebGame`'s narrator, which is given the person's views;
@@ -107,9 +117,8 @@ class TableNarrator(Narrator):
     itself, so no seat's log is ever made from another seat's cards."""
 
     def __init__(self, rules: Rules, match: MatchState, specs: list[str]) -> None:
-        super().__init__(rules, -1, specs)
+        super().__init__(rules, specs)
         self.match = match
-        self.names = [f"Seat {s}" for s in range(rules.players)]
         self.seats = [Narrator(rules, s, specs) for s in range(rules.players)]
         self.public = PublicNarrator(rules, specs)
         self.before = self.views()
@@ -124,26 +133,24 @@ class TableNarrator(Narrator):
         for narrator in self.all():
             narrator.say(text)
 
-    def after_deal(self, view: PlayerView, hand_no: int) -> None:
-        self.hand_no = hand_no
-        views = self.views()
-        for narrator, v in zip(self.all(), views):
-            narrator.after_deal(v, hand_no)
-        self.before = views
-
-    def after_draw(self, before: PlayerView, after: PlayerView) -> None:
+    def _each(self, tell: Callable[[Narrator, PlayerView, PlayerView], None]) -> None:
+        """Tell every perspective its own view before and after the change."""
         views = self.views()
         for narrator, b, a in zip(self.all(), self.before, views):
-            narrator.after_draw(b, a)
+            tell(narrator, b, a)
         self.before = views
+
+    def after_deal(self, view: PlayerView, hand_no: int) -> None:
+        self.hand_no = hand_no
+        self._each(lambda narrator, _b, a: narrator.after_deal(a, hand_no))
+
+    def after_draw(self, before: PlayerView, after: PlayerView) -> None:
+        self._each(lambda narrator, b, a: narrator.after_draw(b, a))
 
     def after_move(
         self, seat: int, action: int, before: PlayerView, after: PlayerView, summary: HandSummary | None
     ) -> None:
-        views = self.views()
-        for narrator, b, a in zip(self.all(), self.before, views):
-            narrator.after_move(seat, action, b, a, summary)
-        self.before = views
+        self._each(lambda narrator, b, a: narrator.after_move(seat, action, b, a, summary))
 
 
 class SharedGame(WebGame):
@@ -165,19 +172,10 @@ class SharedGame(WebGame):
         super().__init__(game_id, rules, people[0], "random", "random", seed=seed, bot_delay=bot_delay)
         self.people = set(people)
         self.specs = list(kinds)
-        self.bots = {}
-        for s, kind in enumerate(kinds):
-            if kind != PERSON:
-                self.bots[s] = self.build_bot(s, kind)
+        self.bots = {s: self.build_bot(s, kind) for s, kind in enumerate(kinds) if kind != PERSON}
         self.changes: list[dict[str, Any]] = []  # seats given to a bot or to a person, for the record
         self.narrator = TableNarrator(rules, self.match, self.specs)
         self.narrator.after_deal(self.view(), self.match.hands_dealt)
-
-    def build_bot(self, seat: int, spec: str) -> Any:
-        try:
-            return make_agent(spec, self.rules, bot_seed(self.seed, seat))
-        except (ValueError, OSError, ImportError, KeyError) as e:
-            raise SetupError(f"agent {spec!r} for seat {seat}: {e}") from None
 
     def play(self, text: Any, seat: int | None = None) -> None:
         """A person's move for ``seat`` (R6 text); the engine's error, and no change, if refused."""
@@ -205,33 +203,28 @@ class SharedGame(WebGame):
 class SeatWindow:
     """What :func:`.table.table_state` reads, for one seat (``None``: the public table).
 
-    ``view()`` is that seat's own view (or :func:`public_view`) and ``narrator`` its own
-    log, so the table JSON is built exactly as for a single person's game."""
+    ``view()`` is that seat's own view (or :func:`public_view`), ``narrator`` its own log
+    and ``human`` its seat; everything else is the game's own public facts, so the table
+    JSON is built exactly as for a single person's game."""
 
     def __init__(self, game: SharedGame, seat: int | None) -> None:
         self.game = game
         self.seat = seat
-        self.id = game.id
-        self.version = game.version
-        self.bot_delay = game.bot_delay
-        self.rules = game.rules
-        self.match = game.match
-        self.specs = game.specs
-        self.saved_to = game.saved_to
-        self.ended = game.ended
-        self.seed = game.seed
-        self.commitment = game.commitment
         self.human = 0 if seat is None else seat
         self.narrator = game.narrator.public if seat is None else game.narrator.seats[seat]  # type: ignore[attr-defined]
 
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.game, name)
+
     def view(self) -> PlayerView:
-        return public_view(self.match) if self.seat is None else view_of(self.match, self.seat)
+        match = self.game.match
+        return public_view(match) if self.seat is None else view_of(match, self.seat)
 
     def status(self) -> str:
-        status = self.game.status()
+        status, match = self.game.status(), self.game.match
         if status in ("hand-over", "match-over"):
             return status
-        if self.seat is not None and self.match.hand.phase != Phase.DRAW and self.match.current_player() == self.seat:
+        if self.seat is not None and match.hand.phase != Phase.DRAW and match.current_player() == self.seat:
             return "your-turn"
         return "bot"  # table.py's word for "someone else is to act"
 
@@ -287,9 +280,9 @@ class Table:
     def key_for(self, role: str) -> str:
         return next(secret for secret, r in self.keys.items() if r == role)
 
-    def links(self) -> dict[str, Any]:
-        """Relative links (the page adds its origin): ``/tables/ID#key=SECRET``."""
-        base = f"/tables/{self.id}#key="
+    def links(self, origin: str = "") -> dict[str, Any]:
+        """``ORIGIN/tables/ID#key=SECRET`` (no origin: relative, the host's page adds its own)."""
+        base = f"{origin}/tables/{self.id}#key="
         return {
             "seats": {str(s): base + self.key_for(f"seat:{s}") for s in sorted(self.game.people)},
             "spectator": base + self.key_for("spectator"),
@@ -304,39 +297,30 @@ class Table:
         ]
 
 
-class TableError(Exception):
-    """A refused table request or message: the HTTP status it maps to and its one line."""
-
-    def __init__(self, status: int, message: str, **fields: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.fields = {"error": message, **fields}
-
-
 def new_table_id() -> str:
     return f"table-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}"
 
 
-def save_table_record(game: SharedGame, folder: Path, result: str) -> Path:
-    """The table's R6 record (:func:`.records.record_of`, with each seat's kind in
-    ``agents``, the people's seats and the seat changes), saved as :func:`.records.save_record` saves."""
+def save_table_record(game: SharedGame, folder: Path, result: str) -> None:
+    """Keep the table's R6 record (:func:`.records.keep_record`), with each seat's kind in
+    ``agents``, the people's seats and the seat changes."""
     record = record_of(game, result)
     record.pop("human_seat", None)
     record.update(people=sorted(game.people), changes=list(game.changes), source="agents.web.tables")
-    return save_record(game, folder, result, record)
+    keep_record(game, folder, result, record)
 
 
 @dataclass
 class TableLimits:
-    """Caps of one server (``dehla-web --help``)."""
+    """Caps of one server (``dehla-web --help``; :class:`.server.ServerConfig` holds them)."""
 
-    max_tables: int = 32
-    tables_per_client: int = 4
-    max_connections: int = 256
-    connections_per_client: int = 16
-    idle_minutes: float = 60.0
-    bot_delay: float = 0.7
-    max_bot_delay: float = 10.0
+    max_tables: int = 32  # tables with several people, in all; beyond it 503
+    tables_per_client: int = 4  # open tables one client address may have created; beyond it 429
+    max_connections: int = 256  # open table WebSockets, in all
+    connections_per_client: int = 16  # open table WebSockets per client address
+    idle_minutes: float = 60.0  # a game or table untouched this long is saved as abandoned and dropped
+    bot_delay: float = 0.7  # seconds before each bot move (doubled after a completed trick)
+    max_bot_delay: float = 10.0  # the most a client may ask for
 
 
 class TableStore:
@@ -351,7 +335,6 @@ class TableStore:
         self.open: list[Connection] = []  # every open table socket, joined or waiting for its hello
         self.sweeper: asyncio.Task[None] | None = None
 
-    # ------------------------------------------------------------------ state for one connection
     def state_for(self, table: Table, conn: Connection) -> dict[str, Any]:
         seat = conn.seat if conn.role == "seat" else None
         state = table_state(cast(WebGame, SeatWindow(table.game, seat)))
@@ -375,51 +358,35 @@ class TableStore:
             conn.state = json.dumps({"type": "state", "state": self.state_for(table, conn)})
             conn.ready.set()
 
-    # ------------------------------------------------------------------ creation
     async def create(self, body: dict[str, Any], client: str) -> Table:
         self.sweep()
         mine = sum(1 for t in self.tables.values() if t.owner == client)
         if mine >= self.limits.tables_per_client:
-            raise TableError(429, f"you hold {mine} open tables, the most one client may; close one first")
+            raise ApiError(429, f"you hold {mine} open tables, the most one client may; close one first")
         if len(self.tables) >= self.limits.max_tables:
-            raise TableError(503, f"the server holds its most tables ({self.limits.max_tables}); try again later")
-        name = body.get("rules", "dehla")
-        if not isinstance(name, str) or name not in PRESETS:
-            raise TableError(400, f"unknown ruleset {str(name)[:40]!r}; known: {', '.join(PRESETS)}")
-        options = body.get("options") or {}
-        if not isinstance(options, dict):
-            raise TableError(400, "malformed body: 'options' must be an object")
-        try:
-            rules = make_rules(name, options)
-        except RulesError as e:
-            raise TableError(400, str(e)) from None
+            raise ApiError(503, f"the server holds its most tables ({self.limits.max_tables}); try again later")
+        rules = rules_field(body)
         seats = body.get("seats")
         if not isinstance(seats, list) or len(seats) != rules.players:
-            raise TableError(400, f"malformed body: 'seats' must list {rules.players} entries, 'person' or a bot spec")
+            raise ApiError(400, f"malformed body: 'seats' must list {rules.players} entries, 'person' or a bot spec")
         kinds: list[str] = []
         for s, kind in enumerate(seats):
             if not isinstance(kind, str) or not kind.strip() or len(kind) > 400:
-                raise TableError(400, f"malformed body: seat {s} must be 'person' or a bot spec")
+                raise ApiError(400, f"malformed body: seat {s} must be 'person' or a bot spec")
             kind = kind.strip()
             if kind != PERSON:
                 try:
                     self.catalogue.check(kind)
                 except ValueError as e:
-                    raise TableError(400, f"seat {s}: {e}") from None
+                    raise ApiError(400, f"seat {s}: {e}") from None
             kinds.append(kind)
-        delay = body.get("bot_delay", self.limits.bot_delay)
-        if (
-            isinstance(delay, bool)
-            or not isinstance(delay, (int, float))
-            or not 0 <= delay <= self.limits.max_bot_delay
-        ):
-            raise TableError(400, f"malformed body: 'bot_delay' must be 0..{self.limits.max_bot_delay:g} seconds")
+        delay = seconds_field(body, "bot_delay", self.limits.bot_delay, self.limits.max_bot_delay)
         if body.get("seed") is not None:  # whoever chose it would know every hand
-            raise TableError(400, "a table with people is dealt from the server's secret seed, never a chosen one")
+            raise ApiError(400, "a table with people is dealt from the server's secret seed, never a chosen one")
         try:
-            game = await anyio.to_thread.run_sync(lambda: SharedGame(new_table_id(), rules, kinds, None, float(delay)))
+            game = await anyio.to_thread.run_sync(lambda: SharedGame(new_table_id(), rules, kinds, None, delay))
         except SetupError as e:
-            raise TableError(400, self.catalogue.scrub(str(e))) from None
+            raise ApiError(400, self.catalogue.scrub(str(e))) from None
         keys = {secrets.token_urlsafe(24): f"seat:{s}" for s in sorted(game.people)}
         keys[secrets.token_urlsafe(24)] = "spectator"
         keys[secrets.token_urlsafe(24)] = "host"
@@ -430,7 +397,6 @@ class TableStore:
             self.sweeper = asyncio.create_task(self.sweep_forever())
         return table
 
-    # ------------------------------------------------------------------ bots
     async def drive(self, table: Table) -> None:
         """Move the bots (and the R1.4 draw) of one table, after its bot delay, until it closes."""
         game = table.game
@@ -492,18 +458,10 @@ class TableStore:
         game = table.game
         table.touched = time.time()
         if game.match.is_terminal() and game.ended is None:
-            self.save(table, "finished")
+            save_table_record(table.game, self.records, "finished")
         table.wake.set()
         self.broadcast(table)
 
-    def save(self, table: Table, result: str) -> None:
-        try:
-            save_table_record(table.game, self.records, result)
-        except OSError as e:
-            table.game.ended = result
-            log.error("could not save the record of %s in %s: %s", table.id, self.records, e)
-
-    # ------------------------------------------------------------------ closing and expiry
     async def close(self, table: Table, result: str, reason: str) -> None:
         """Save the record (unless saved), stop the bots, tell and close every connection."""
         if table.thinking is not None:
@@ -513,7 +471,7 @@ class TableStore:
                 return
             table.closed = True
             if table.game.ended is None:
-                self.save(table, result)
+                save_table_record(table.game, self.records, result)
             self.tables.pop(table.id, None)
             self.broadcast(table)
             for conn in list(table.connections):
@@ -548,36 +506,35 @@ class TableStore:
         if writers:
             await asyncio.wait(writers, timeout=seconds)
 
-    # ------------------------------------------------------------------ connections
     def admit(self, conn: Connection) -> None:
         """Count an opened socket, before its hello, against the server's and its client's
         caps (a socket that never says hello holds a place until it is dropped)."""
         if len(self.open) >= self.limits.max_connections:
-            raise TableError(503, f"the server holds its most connections ({self.limits.max_connections})")
+            raise ApiError(503, f"the server holds its most connections ({self.limits.max_connections})")
         if sum(1 for c in self.open if c.client == conn.client) >= self.limits.connections_per_client:
-            raise TableError(429, f"too many connections from one client ({self.limits.connections_per_client})")
+            raise ApiError(429, f"too many connections from one client ({self.limits.connections_per_client})")
         self.open.append(conn)
 
     def join(self, table_id: str, key: Any, conn: Connection) -> Table:
         table = self.tables.get(table_id)
         role = table.role_of(key) if table is not None else None
         if table is None or role is None or table.closed:
-            raise TableError(404, "no such table or link: it was closed, expired, given to a bot or never existed")
+            raise ApiError(404, "no such table or link: it was closed, expired, given to a bot or never existed")
         if role.startswith("seat:"):
             seat = int(role[5:])
             if sum(1 for c in table.connections if c.seat == seat and c.role == "seat") >= CONNECTIONS_PER_SEAT:
-                raise TableError(429, f"this seat's link is open {CONNECTIONS_PER_SEAT} times already")
+                raise ApiError(429, f"this seat's link is open {CONNECTIONS_PER_SEAT} times already")
             conn.role, conn.seat = "seat", seat
         else:
             if sum(1 for c in table.connections if c.role != "seat") >= WATCHERS_PER_TABLE:
-                raise TableError(429, f"this table has {WATCHERS_PER_TABLE} watchers already")
+                raise ApiError(429, f"this table has {WATCHERS_PER_TABLE} watchers already")
             conn.role = role
         table.connections.append(conn)
         table.touched = time.time()
         return table
 
     async def handle(self, table: Table, conn: Connection, message: dict[str, Any]) -> None:
-        """One message of a joined connection; a refusal raises :class:`TableError` and changes nothing."""
+        """One message of a joined connection; a refusal raises :class:`ApiError` and changes nothing."""
         kind = message.get("type")
         table.touched = time.time()
         game = table.game
@@ -587,65 +544,56 @@ class TableStore:
             return
         if kind == "move":
             if conn.role != "seat":
-                raise TableError(403, "only a seat's link may move, and only for its seat")
+                raise ApiError(403, "only a seat's link may move, and only for its seat")
             text = message.get("move")
             if isinstance(text, str) and len(text) > MAX_MOVE:
-                raise TableError(400, f"malformed move: a move is at most {MAX_MOVE} characters")
-            version = _int(message, "version")
+                raise ApiError(400, f"malformed move: a move is at most {MAX_MOVE} characters")
+            version = int_field(message, "version", "message")
             async with table.lock:
                 if table.closed:
-                    raise TableError(404, "the table is closed")
-                if version is not None and version != game.version:
-                    raise TableError(
-                        409, f"stale table: version {version} was sent, the game is at {game.version}", stale=True
-                    )
-                try:
-                    game.play(text, conn.seat)
-                except IllegalMoveError as e:
-                    raise TableError(
-                        400 if e.rule == "R6" else 409, str(e), move=e.move, seat=e.seat, rule=e.rule
-                    ) from None
+                    raise ApiError(404, "the table is closed")
+                play_refusing(game, text, conn.seat, version)
                 self.after_change(table)
             return
         if kind == "deal":
             if conn.role not in ("seat", "host"):
-                raise TableError(403, "only a seat or the host may deal the next hand")
+                raise ApiError(403, "only a seat or the host may deal the next hand")
             async with table.lock:
                 try:
                     game.deal_next()
                 except IllegalMoveError as e:
-                    raise TableError(409, str(e), move="deal", rule=e.rule) from None
+                    raise ApiError(409, str(e), move="deal", rule=e.rule) from None
                 self.after_change(table)
             return
         if kind in ("bot", "invite", "close"):
             if conn.role != "host":
-                raise TableError(403, "only the host's link may change the seats or close the table")
+                raise ApiError(403, "only the host's link may change the seats or close the table")
             if kind == "close":
                 await self.close(table, "abandoned", "the host closed the table")
                 return
-            seat = _int(message, "seat")
+            seat = int_field(message, "seat", "message")
             if seat is None or not 0 <= seat < game.rules.players:
-                raise TableError(400, f"malformed message: 'seat' must be 0..{game.rules.players - 1}")
+                raise ApiError(400, f"malformed message: 'seat' must be 0..{game.rules.players - 1}")
             if kind == "bot":
                 await self.give_to_bot(table, seat, message.get("bot") or default_bot(game.rules))
             else:
                 await self.invite(table, seat)
             return
-        raise TableError(400, "unknown message type: one of state, move, deal, bot, invite, close")
+        raise ApiError(400, "unknown message type: one of state, move, deal, bot, invite, close")
 
     async def give_to_bot(self, table: Table, seat: int, spec: Any) -> None:
         game = table.game
         if not isinstance(spec, str) or not spec.strip() or len(spec) > 400 or spec.strip() == PERSON:
-            raise TableError(400, "malformed message: 'bot' must be a bot spec such as hard or search:k=16")
+            raise ApiError(400, "malformed message: 'bot' must be a bot spec such as hard or search:k=16")
         spec = spec.strip()
         try:
             self.catalogue.check(spec)
         except ValueError as e:
-            raise TableError(400, str(e)) from None
+            raise ApiError(400, str(e)) from None
         try:
             agent = await anyio.to_thread.run_sync(lambda: game.build_bot(seat, spec))
         except SetupError as e:
-            raise TableError(400, self.catalogue.scrub(str(e))) from None
+            raise ApiError(400, self.catalogue.scrub(str(e))) from None
         if table.thinking is not None:
             table.thinking.set()  # a bot deciding for this seat would decide for the old owner
         async with table.lock:
@@ -666,7 +614,7 @@ class TableStore:
             table.thinking.set()
         async with table.lock:
             if seat in game.people:
-                raise TableError(409, f"seat {seat} is a person's already; its link is on the host's page")
+                raise ApiError(409, f"seat {seat} is a person's already; its link is on the host's page")
             game.seat_to_person(seat)
             table.keys[secrets.token_urlsafe(24)] = f"seat:{seat}"
             game.narrator.say(f"Seat {seat} waits for a person.")
@@ -682,13 +630,10 @@ class TableStore:
                 self.admit(conn)
                 hello = _message(await asyncio.wait_for(_receive(ws), HELLO_SECONDS))
                 if hello.get("type") != "hello":
-                    raise TableError(400, 'the first message must be {"type": "hello", "key": SECRET}')
+                    raise ApiError(400, 'the first message must be {"type": "hello", "key": SECRET}')
                 table = self.join(ws.path_params["table_id"], hello.get("key"), conn)
-            except TimeoutError:
-                await _refuse(ws, TableError(408, "no hello in time"))
-                return
-            except TableError as e:
-                await _refuse(ws, e)
+            except (TimeoutError, ApiError) as e:
+                await _refuse(ws, e if isinstance(e, ApiError) else ApiError(408, "no hello in time"))
                 return
             conn.writer = asyncio.create_task(self.write(conn))
             async with table.lock:
@@ -698,9 +643,9 @@ class TableStore:
                 try:
                     raw = await _receive(ws)
                     if bucket.take("this"):
-                        raise TableError(429, "too many messages: slow down")
+                        raise ApiError(429, "too many messages: slow down")
                     await self.handle(table, conn, _message(raw))
-                except TableError as e:
+                except ApiError as e:
                     conn.push_note({"type": "error", **e.fields})
                     if e.status == 413:
                         conn.closing = (1009, "message too big")
@@ -742,15 +687,6 @@ class TableStore:
                 await ws.close(1011)
 
 
-def _int(message: dict[str, Any], key: str) -> int | None:
-    value = message.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not -(2**63) <= value < 2**63:
-        raise TableError(400, f"malformed message: {key!r} must be an integer")
-    return value
-
-
 async def _receive(ws: WebSocket) -> str:
     """The next text message; a binary frame is refused with a one-line error (the
     connection stays), a close raises :class:`WebSocketDisconnect`."""
@@ -758,47 +694,36 @@ async def _receive(ws: WebSocket) -> str:
     if message["type"] == "websocket.disconnect":
         raise WebSocketDisconnect(message.get("code", 1000))
     if message.get("text") is None:
-        raise TableError(400, "malformed message: a message is JSON text, not a binary frame")
+        raise ApiError(400, "malformed message: a message is JSON text, not a binary frame")
     return cast(str, message["text"])
 
 
 def _message(raw: str) -> dict[str, Any]:
     """A client's message: at most :data:`MAX_WS_MESSAGE` bytes of a JSON object."""
     if len(raw) > MAX_WS_MESSAGE or len(raw.encode()) > MAX_WS_MESSAGE:
-        raise TableError(413, f"message over {MAX_WS_MESSAGE} bytes")
+        raise ApiError(413, f"message over {MAX_WS_MESSAGE} bytes")
     try:
         value = parse_json(raw.encode())
     except RequestError as e:
-        raise TableError(400, str(e)) from None
+        raise ApiError(400, str(e)) from None
     if not isinstance(value, dict):
-        raise TableError(400, "malformed message: a JSON object is expected")
+        raise ApiError(400, "malformed message: a JSON object is expected")
     return value
 
 
-async def _refuse(ws: WebSocket, error: TableError) -> None:
+async def _refuse(ws: WebSocket, error: ApiError) -> None:
     with contextlib.suppress(Exception):
         await ws.send_text(json.dumps({"type": "error", **error.fields}))
         await ws.close(CLOSE_REFUSED if error.status != 404 else CLOSE_GONE)
 
 
-def table_routes(store: TableStore, read_body: Any) -> list[BaseRoute]:
-    """``POST /api/tables`` and the WebSocket ``/ws/tables/{table_id}``; ``read_body`` is
-    the server's bounded JSON body reader (it raises the server's one-line errors)."""
+def table_routes(store: TableStore) -> list[BaseRoute]:
+    """``POST /api/tables`` and the WebSocket ``/ws/tables/{table_id}``."""
 
     async def create(request: Request) -> Response:
-        body = await read_body(request)
+        body = await json_body(request)
         client = request.client.host if request.client else ""
-        try:
-            table = await store.create(body, client)
-        except TableError as e:
-            return JSONResponse(e.fields, status_code=e.status)
-        origin = str(request.base_url).rstrip("/")
-        links = table.links()
-        absolute = {
-            "seats": {s: origin + link for s, link in links["seats"].items()},
-            "spectator": origin + links["spectator"],
-            "host": origin + links["host"],
-        }
+        table = await store.create(body, client)  # a refusal is the app's ApiError answer
         game = table.game
         return JSONResponse(
             {
@@ -806,7 +731,7 @@ def table_routes(store: TableStore, read_body: Any) -> list[BaseRoute]:
                 "rules": str(game.rules),
                 "players": game.rules.players,
                 "seats": game.specs,
-                "links": absolute,
+                "links": table.links(str(request.base_url).rstrip("/")),
             },
             status_code=201,
         )
@@ -823,7 +748,7 @@ __all__ = [
     "SeatWindow",
     "SharedGame",
     "Table",
-    "TableError",
+    "ApiError",
     "TableLimits",
     "TableNarrator",
     "TableStore",
