@@ -77,7 +77,7 @@ def _main(argv: list[str] | None) -> int:
         args = build_parser().parse_args(argv)
         rules = make_rules(args.rules, parse_option_pairs(args.option))
         workers = capped_workers(args.workers, _say)
-        agents = None
+        agents, partners = None, {}
         if args.agents is not None:
             duel_flags = {"--a": args.a, "--b": args.b, "--partner-a": args.partner_a, "--partner-b": args.partner_b}
             given = [flag for flag, value in duel_flags.items() if value is not None]
@@ -88,16 +88,8 @@ def _main(argv: list[str] | None) -> int:
         else:
             args.a = DEFAULT_A if args.a is None else args.a
             args.b = DEFAULT_B if args.b is None else args.b
-            check_duel(
-                rules,
-                args.a,
-                args.b,
-                args.deals,
-                args.seed,
-                mode=args.mode,
-                partner_a=args.partner_a,
-                partner_b=args.partner_b,
-            )
+            partners = {"partner_a": args.partner_a, "partner_b": args.partner_b}
+            check_duel(rules, args.a, args.b, args.deals, args.seed, mode=args.mode, **partners)
         if args.plot:
             require_matplotlib()
         cluster = connect(args, workers)
@@ -105,33 +97,11 @@ def _main(argv: list[str] | None) -> int:
         return _fail(e)
 
     result: DuelResult | RoundRobinResult
-    progress = not args.quiet
+    run = {"workers": workers, "mode": args.mode, "progress": not args.quiet, "cluster": cluster}
     if agents is not None:
-        result = run_round_robin(
-            rules,
-            agents,
-            args.deals,
-            args.seed,
-            workers=workers,
-            mode=args.mode,
-            n_boot=args.bootstrap,
-            progress=progress,
-            cluster=cluster,
-        )
+        result = run_round_robin(rules, agents, args.deals, args.seed, n_boot=args.bootstrap, **run)
     else:
-        result = run_duel(
-            rules,
-            args.a,
-            args.b,
-            args.deals,
-            args.seed,
-            workers=workers,
-            mode=args.mode,
-            partner_a=args.partner_a,
-            partner_b=args.partner_b,
-            progress=progress,
-            cluster=cluster,
-        )
+        result = run_duel(rules, args.a, args.b, args.deals, args.seed, **partners, **run)
     print(json.dumps(result.as_dict()) if args.json else result.table(), flush=True)
     if args.plot:
         try:
