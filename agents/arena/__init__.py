@@ -49,7 +49,7 @@ above the CPU count is capped with a note. Progress goes to stderr (tqdm where
 installed, else a plain line; ``--quiet``: none). The results are printed before the
 ladder is drawn, so a picture that cannot be written (status 2) never loses a run;
 ``--plot`` needs matplotlib (``pip install 'dehla[plot]'``). Ctrl-C stops the workers
-and exits with status 130.
+and exits with status 130, SIGTERM with 143.
 
 **Python:** :func:`run_duel` and :func:`run_round_robin`; :func:`play_hand` plays one
 hand of given agents on a given deck. They live in :mod:`agents.playing`, the library

@@ -1,31 +1,22 @@
-"""The command line, ``python -m agents.arena`` (see the package docstring).
-
-Every bad input is one line on stderr and exit status 2, found before the first deal
-is played: argument values, rule options, agent specs (each is built once, so a
-missing or foreign checkpoint shows here), and matplotlib when ``--plot`` asks for a
-picture. Once a run has finished its results are printed first; a picture that cannot
-be written is then one more error line (status 2), never a lost run. Ctrl-C stops the
-workers and exits with status 130, SIGTERM with 143.
-"""
+"""The command line, ``python -m agents.arena`` (see the package docstring)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from agents.playing.command_line import (
     EXIT_BAD_INPUT,
     BadInput,
     Parser,
-    add_backend_arguments,
+    add_run_arguments,
     at_least,
     capped_workers,
     connect,
+    sayer,
     split_agents,
     stoppable,
 )
-from agents.playing.duel import MODES
 from agents.playing.plot import plot_ladder, require_matplotlib
 from agents.playing.results import DuelResult, RoundRobinResult, duel_ratings
 from agents.playing.run import MAX_DEALS, check_duel, check_round_robin, run_duel, run_round_robin
@@ -34,6 +25,7 @@ from dehla_env.commands import typed_command
 from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs
 
 PROG = typed_command("agents.arena")
+_say = sayer(PROG)
 DEFAULT_A = "hard"
 DEFAULT_B = "medium"
 
@@ -62,20 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--deals", type=at_least(1, MAX_DEALS), default=1000, help="duplicate deals, each played twice" + shown
     )
     parser.add_argument("--seed", type=at_least(0, MAX_SEED), default=0, help="seeds the deals" + shown)
-    parser.add_argument("--workers", type=at_least(1), default=None, help="processes (default: all cores)")
-    add_backend_arguments(parser)
-    parser.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match" + shown)
     parser.add_argument(
         "--bootstrap", type=at_least(1, MAX_BOOTSTRAP), default=200, metavar="N", help="rating bootstrap resamples"
     )
-    parser.add_argument("--plot", metavar="FILE.png", help="draw the ladder (ratings with 95%% intervals)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
-    parser.add_argument("--quiet", action="store_true", help="no progress display")
+    add_run_arguments(
+        parser, plot="draw the ladder (ratings with 95%% intervals)", json="print one JSON object as the last line"
+    )
     return parser
-
-
-def _say(line: str) -> None:
-    print(f"{PROG}: {' '.join(line.split())}", file=sys.stderr)
 
 
 def _fail(error: BaseException | str) -> int:
@@ -92,7 +77,7 @@ def _main(argv: list[str] | None) -> int:
         args = build_parser().parse_args(argv)
         rules = make_rules(args.rules, parse_option_pairs(args.option))
         workers = capped_workers(args.workers, _say)
-        agents = None
+        agents, partners = None, {}
         if args.agents is not None:
             duel_flags = {"--a": args.a, "--b": args.b, "--partner-a": args.partner_a, "--partner-b": args.partner_b}
             given = [flag for flag, value in duel_flags.items() if value is not None]
@@ -103,16 +88,8 @@ def _main(argv: list[str] | None) -> int:
         else:
             args.a = DEFAULT_A if args.a is None else args.a
             args.b = DEFAULT_B if args.b is None else args.b
-            check_duel(
-                rules,
-                args.a,
-                args.b,
-                args.deals,
-                args.seed,
-                mode=args.mode,
-                partner_a=args.partner_a,
-                partner_b=args.partner_b,
-            )
+            partners = {"partner_a": args.partner_a, "partner_b": args.partner_b}
+            check_duel(rules, args.a, args.b, args.deals, args.seed, mode=args.mode, **partners)
         if args.plot:
             require_matplotlib()
         cluster = connect(args, workers)
@@ -120,33 +97,11 @@ def _main(argv: list[str] | None) -> int:
         return _fail(e)
 
     result: DuelResult | RoundRobinResult
-    progress = not args.quiet
+    run = {"workers": workers, "mode": args.mode, "progress": not args.quiet, "cluster": cluster}
     if agents is not None:
-        result = run_round_robin(
-            rules,
-            agents,
-            args.deals,
-            args.seed,
-            workers=workers,
-            mode=args.mode,
-            n_boot=args.bootstrap,
-            progress=progress,
-            cluster=cluster,
-        )
+        result = run_round_robin(rules, agents, args.deals, args.seed, n_boot=args.bootstrap, **run)
     else:
-        result = run_duel(
-            rules,
-            args.a,
-            args.b,
-            args.deals,
-            args.seed,
-            workers=workers,
-            mode=args.mode,
-            partner_a=args.partner_a,
-            partner_b=args.partner_b,
-            progress=progress,
-            cluster=cluster,
-        )
+        result = run_duel(rules, args.a, args.b, args.deals, args.seed, **partners, **run)
     print(json.dumps(result.as_dict()) if args.json else result.table(), flush=True)
     if args.plot:
         try:

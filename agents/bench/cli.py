@@ -22,14 +22,15 @@ from agents.playing.command_line import (
     EXIT_BAD_INPUT,
     BadInput,
     Parser,
-    add_backend_arguments,
+    add_run_arguments,
     at_least,
     capped_workers,
     connect,
+    sayer,
     split_agents,
     stoppable,
 )
-from agents.playing.duel import MODES, DealRecord
+from agents.playing.duel import DealRecord
 from agents.playing.ladder import publish, published
 from agents.playing.plot import plot_ladder, require_matplotlib
 from agents.playing.run import MAX_DEALS, check_duel
@@ -39,6 +40,7 @@ from dehla_env.rules import PRESETS as RULESETS
 from dehla_env.rules import make_rules, parse_option_pairs
 
 PROG = typed_command("agents.bench")
+_say = sayer(PROG)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,22 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--deals", type=at_least(1, MAX_DEALS), default=None, help="first N deals of the set (default per task)"
     )
-    p.add_argument("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match")
-    p.add_argument("--workers", type=at_least(1), default=None, help="processes (default: all cores)")
-    add_backend_arguments(p)
     p.add_argument("--results", metavar="FILE", help="save finished blocks here; a rerun continues from them")
-    p.add_argument("--plot", metavar="FILE.png", help="draw the ladder (or the cross-play table)")
-    p.add_argument("--json", action="store_true", help="print one JSON record as the last line")
-    p.add_argument("--quiet", action="store_true", help="no progress display")
+    add_run_arguments(p, plot="draw the ladder", json="print one JSON record as the last line")
     return p
 
 
 #: deals played by default: a placement and a cross-play cell, a ladder pair, an SPRT's cap
 DEFAULT_DEALS = {"place": 1000, "crossplay": 500, "ladder": 500, "sprt": deal_sets.DEALS_PER_SET}
-
-
-def _say(line: str) -> None:
-    print(f"{PROG}: {' '.join(line.split())}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -211,11 +211,7 @@ class TeamRatings:
 
 
 def fit_team_ratings(
-    agents: Sequence[str],
-    games: Sequence[TeamGame],
-    n_boot: int = 200,
-    seed: int = 0,
-    prior: float = 1e-2,
+    agents: Sequence[str], games: Sequence[TeamGame], n_boot: int = 200, seed: int = 0, prior: float = 1e-2
 ) -> TeamRatings:
     """Individual strengths from games between sides (partnerships), on the Elo scale.
 

@@ -51,10 +51,7 @@ class RLlibKeys(BaseWrapper):
         inner = super().observation_space(agent)
         mask = inner["action_mask"]
         return spaces.Dict(
-            {
-                "observations": inner["observation"],
-                "action_mask": spaces.Box(0.0, 1.0, mask.shape, np.float32),
-            }
+            {"observations": inner["observation"], "action_mask": spaces.Box(0.0, 1.0, mask.shape, np.float32)}
         )
 
 
@@ -77,8 +74,7 @@ def ppo_config(rules: str = "dehla", hidden: tuple[int, ...] = (256, 256), **env
             rl_module_spec=MultiRLModuleSpec(
                 rl_module_specs={
                     SHARED_POLICY: RLModuleSpec(
-                        module_class=ActionMaskingTorchRLModule,
-                        model_config={"head_fcnet_hiddens": list(hidden)},
+                        module_class=ActionMaskingTorchRLModule, model_config={"head_fcnet_hiddens": list(hidden)}
                     )
                 }
             )

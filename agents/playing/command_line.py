@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Callable
 from typing import NoReturn
 
 from agents.distributed.cluster import BACKENDS, RayCluster
 from agents.distributed.cluster import connect as cluster_for
+from agents.playing.duel import MODES
 from agents.playing.pool import Terminated, sigterm_stops
 
 EXIT_BAD_INPUT = 2
@@ -49,13 +51,22 @@ def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     return parse
 
 
-def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--backend", choices=BACKENDS, default="local", help="local processes, or Ray tasks (the same results)"
-    )
-    parser.add_argument(
-        "--address", metavar="HOST:PORT", help="--backend ray: a running cluster to join (default: a local Ray)"
-    )
+def add_run_arguments(parser: argparse.ArgumentParser, plot: str, json: str) -> None:
+    """The arguments every duel-playing command shares: where and how its games run and
+    how it reports (``plot`` and ``json``: what ``--plot`` draws and ``--json`` prints)."""
+    add = parser.add_argument
+    add("--mode", choices=MODES, default="hand", help="a game is one hand or a whole match (default %(default)s)")
+    add("--workers", type=at_least(1), default=None, help="processes (default: all cores)")
+    add("--backend", choices=BACKENDS, default="local", help="local processes, or Ray tasks (the same results)")
+    add("--address", metavar="HOST:PORT", help="--backend ray: a running cluster to join (default: a local Ray)")
+    add("--plot", metavar="FILE.png", help=plot)
+    add("--json", action="store_true", help=json)
+    add("--quiet", action="store_true", help="no progress display")
+
+
+def sayer(prog: str) -> Callable[[str], None]:
+    """The command's one-line messages on stderr, its name first, whitespace collapsed."""
+    return lambda line: print(f"{prog}: {' '.join(line.split())}", file=sys.stderr)
 
 
 def connect(args: argparse.Namespace, workers: int | None) -> RayCluster | None:

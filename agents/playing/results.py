@@ -210,9 +210,7 @@ class DuelResult:
 
     def legend(self) -> str:
         """What the table's less obvious lines mean, for a reader new to the arena."""
-        lines = [
-            "Every deal is played twice with the sides swapped; intervals are 95%, over deals.",
-        ]
+        lines = ["Every deal is played twice with the sides swapped; intervals are 95%, over deals."]
         if self.rules.tens_scoring:
             lines.append("tens A-B / hand: the tens A's side took minus B's, per hand.")
         lines.append("kots: the big wins of a ruleset (all tens, or all tricks: RULES.md R1.8, R2.6, R3.4).")

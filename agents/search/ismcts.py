@@ -292,12 +292,4 @@ class ISMCTSAgent(Agent):
         return f"ISMCTSAgent(iterations={self.iterations}, c={self.c}, depth={self.depth}, playout={self.playout!r})"
 
 
-__all__ = [
-    "ISMCTSAgent",
-    "Node",
-    "class_prior",
-    "guide_move",
-    "puct_choice",
-    "ucb_choice",
-    "world_groups",
-]
+__all__ = ["ISMCTSAgent", "Node", "class_prior", "guide_move", "puct_choice", "ucb_choice", "world_groups"]

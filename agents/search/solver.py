@@ -120,12 +120,6 @@ class Position:
     def to_act(self) -> int:
         return (self.leader + len(self.trick)) & 3
 
-    @property
-    def tricks_left(self) -> int:
-        """Tricks not completed yet, the one in progress included."""
-        cards = sum(h.bit_count() for h in self.hands) + len(self.trick)
-        return cards // 4
-
     def legal_cards(self) -> list[int]:
         h = self.hands[self.to_act]
         if self.trick:

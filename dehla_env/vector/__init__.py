@@ -24,12 +24,4 @@ from .env import VectorEnv, vector_env
 from .observe import BatchObserver
 from .wrappers import BatchPolicy, LearnerVectorEnv, random_legal
 
-__all__ = [
-    "BatchEngine",
-    "BatchObserver",
-    "BatchPolicy",
-    "LearnerVectorEnv",
-    "VectorEnv",
-    "random_legal",
-    "vector_env",
-]
+__all__ = ["BatchEngine", "BatchObserver", "BatchPolicy", "LearnerVectorEnv", "VectorEnv", "random_legal", "vector_env"]

@@ -247,14 +247,7 @@ class BatchEngine:
         decks = np.asarray(decks, dtype=np.int64)
         dealers = np.asarray(dealers, dtype=np.int64)
         n = self.n
-        cleared: tuple[np.ndarray, ...] = (
-            self.hands,
-            self.played2,
-            self.voids2,
-            self.bid_code2,
-            self.won,
-            self.middle,
-        )
+        cleared: tuple[np.ndarray, ...] = (self.hands, self.played2, self.voids2, self.bid_code2, self.won, self.middle)
         for arr in cleared:
             arr[g] = 0
         self.best_key[g] = 0

@@ -592,28 +592,11 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             score=outcome["score"],
         )
 
-    # ------------------------------------------------------------------ misc
-    @property
-    def action_mask(self) -> np.ndarray:
-        """The current (N, 85) legal mask (the env's own buffer: do not modify)."""
-        return self._mask
-
-    @property
-    def seat(self) -> np.ndarray:
-        return self.engine.to_act
-
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release: the games live in this process's arrays."""
 
 
 def vector_env(rules: str | Rules = "dehla", num_envs: int = 1, seed: int | None = None, **options: Any) -> VectorEnv:
-    """``num_envs`` games of ``rules`` in one :class:`VectorEnv` (see its module docstring).
-
-    Keywords: ``reward`` (``"win"``, ``"tens"``, ``"tricks"``, ``"points"``),
-    ``final_obs`` (``"actor"``, ``"all"``, a seat, False), ``copy`` (default True),
-    ``obs_dtype`` (``"float32"``, or ``"uint8"`` codes: see :meth:`VectorEnv.float_view`),
-    ``first_dealer`` (default: drawn per episode), ``episode`` (``"hand"`` only),
-    ``autoreset_mode``;
-    anything else is a rule option (``trump="chosen"``, ``players=6`` ...).
-    """
+    """``num_envs`` games of ``rules`` in one :class:`VectorEnv` (see the module docstring):
+    its keywords, and rule options (``trump="chosen"``, ``players=6`` ...)."""
     return VectorEnv(rules, num_envs=num_envs, seed=seed, **options)
