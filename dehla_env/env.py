@@ -324,7 +324,9 @@ class raw_env(AECEnv):
         numpy integer scalars); anything else, like an illegal move, raises
         :class:`~dehla_env.errors.IllegalMoveError` and changes nothing (R5). A dead
         agent's only action is ``None`` (PettingZoo)."""
-        match = self._started("step()")
+        match = self.match
+        if match is None:
+            raise ResetNeededError("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -381,7 +383,9 @@ class raw_env(AECEnv):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``, read once (the loop of every PettingZoo user calls it at
         every step)."""
-        match = self._started("last()")
+        match = self.match
+        if match is None:
+            raise ResetNeededError("last()")
         agent = self.agent_selection
         return (
             self._observe(match, agent) if observe else None,
@@ -485,14 +489,14 @@ class SafeEnv(wrappers.OrderEnforcingWrapper):
         return obs
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """``AECEnv.last`` reading the raw env's dictionaries once reset was checked,
-        instead of through four guarded properties."""
+        """``AECEnv.last`` of the raw env once reset was checked, instead of through
+        four guarded properties; the observation is kept for :meth:`step`'s mask."""
         if not self._has_reset:
             raise ResetNeededError("last()")
-        raw = self._raw
-        agent = raw.agent_selection
-        obs = self.observe(agent) if observe else None
-        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+        result = self._raw.last(observe)
+        if observe:
+            self._prev_obs = result[0]
+        return result
 
     def render(self) -> Any:
         if not self._has_reset:
