@@ -646,8 +646,9 @@ class ObservationEncoder:
             if layers != seen:
                 o = self.o_hand + seat * NUM_CARDS
                 for now, was in zip(layers, seen):
-                    for c in cards_in(now ^ was):
-                        buf[o + c] += 1.0 if now >> c & 1 else -1.0
+                    if now != was:  # the usual change: one card played, from one layer
+                        for c in cards_in(now ^ was):
+                            buf[o + c] += 1.0 if now >> c & 1 else -1.0
                 board.own_layers[seat] = layers
         if trump_seen != board.own_trump[seat]:  # trump as this seat knows it (R2.4c)
             o = self.o_tsuit + seat * 4
