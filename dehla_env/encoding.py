@@ -642,14 +642,12 @@ class ObservationEncoder:
                 board.own_mask[seat] = own_mask
         else:  # R2.8: a card's entry counts its copies, one per layer that holds it
             layers = own_hand_layers(h, seat)
-            seen = board.own_layers[seat]
-            if layers != seen:
-                o = self.o_hand + seat * NUM_CARDS
-                for now, was in zip(layers, seen):
-                    if now != was:  # the usual change: one card played, from one layer
-                        for c in cards_in(now ^ was):
-                            buf[o + c] += 1.0 if now >> c & 1 else -1.0
-                board.own_layers[seat] = layers
+            o = self.o_hand + seat * NUM_CARDS
+            for now, was in zip(layers, board.own_layers[seat]):
+                if now != was:  # the usual change: one card played, from one layer
+                    for c in cards_in(now ^ was):
+                        buf[o + c] += 1.0 if now >> c & 1 else -1.0
+            board.own_layers[seat] = layers
         if trump_seen != board.own_trump[seat]:  # trump as this seat knows it (R2.4c)
             o = self.o_tsuit + seat * 4
             t = self.o_tstate + seat * 4

@@ -324,9 +324,7 @@ class raw_env(AECEnv):
         numpy integer scalars); anything else, like an illegal move, raises
         :class:`~dehla_env.errors.IllegalMoveError` and changes nothing (R5). A dead
         agent's only action is ``None`` (PettingZoo)."""
-        match = self.match
-        if match is None:
-            raise ResetNeededError("step()")
+        match = self._started("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -383,9 +381,7 @@ class raw_env(AECEnv):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``, read once (the loop of every PettingZoo user calls it at
         every step)."""
-        match = self.match
-        if match is None:
-            raise ResetNeededError("last()")
+        match = self._started("last()")
         agent = self.agent_selection
         return (
             self._observe(match, agent) if observe else None,

@@ -153,8 +153,7 @@ def own_hand_mask(hand: HandState, seat: int) -> int:
 
 
 def own_hand_layers(hand: HandState, seat: int) -> tuple[int, ...]:
-    """The cards ``seat`` holds as bit masks: the ids held at least once, then (R2.8,
-    packs > 1) at least twice and three times; a card's copies are its bits set."""
+    """``seat``'s cards as bit masks: held at least once, then twice, three times (R2.8)."""
     extra = hand.extra
     return (hand.hands[seat],) if extra is None else (hand.hands[seat], *extra[seat])
 
