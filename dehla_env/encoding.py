@@ -65,7 +65,7 @@ from .rules import MatchScoring, Rules
 from .scoring import Ints, Pair
 from .seats import side_of
 from .tricks import trick_winner
-from .view import PlayerView, cards_undealt, own_cards, own_hand_mask, visible_contract, visible_trump
+from .view import PlayerView, cards_undealt, own_hand_layers, own_hand_mask, visible_contract, visible_trump
 
 NUM_BID_CHOICES = 2 + (NUM_ACTIONS - BID_OFFSET)  # not yet, pass, 28 bids
 
@@ -458,7 +458,7 @@ class _Board:
         "win_played",
         "win_trump",
         "own_mask",
-        "own_cards",
+        "own_layers",
         "own_trump",
         "own_match",
     )
@@ -485,7 +485,7 @@ class _Board:
     win_played: int
     win_trump: int
     own_mask: list[int]
-    own_cards: list[list[int] | None]
+    own_layers: list[tuple[int, ...]]
     own_trump: list[object]
     own_match: list[object]
 
@@ -608,7 +608,7 @@ class ObservationEncoder:
         board.win_played = -1
         board.win_trump = -2
         board.own_mask = [0] * n
-        board.own_cards = [None] * n
+        board.own_layers = [(0, 0, 0)] * n  # with copies: held once, twice, three times
         board.own_trump = [None] * n
         board.own_match = [None] * n
         buf[self.o_dealer + h.dealer] = 1.0
@@ -627,10 +627,9 @@ class ObservationEncoder:
             self._reset(board, h)
         buf = board.buf
         # ---- this seat's own row
-        own_mask = own_hand_mask(h, seat)
-        own_list = own_cards(h, seat) if self._copies else None
         trump_seen = visible_trump(h, seat)
-        if own_list is None:  # the cards that came or went since this seat's last call
+        if not self._copies:  # the cards that came or went since this seat's last call
+            own_mask = own_hand_mask(h, seat)
             diff = own_mask ^ board.own_mask[seat]
             if diff:
                 o = self.o_hand + seat * NUM_CARDS
@@ -641,12 +640,14 @@ class ObservationEncoder:
                     c = diff.bit_length() - 1
                     buf[o + c] = 1.0 if own_mask & diff else 0.0
                 board.own_mask[seat] = own_mask
-        elif own_list != board.own_cards[seat]:
+        else:  # R2.8: a card's entry counts its copies, one per layer that holds it
+            layers = own_hand_layers(h, seat)
             o = self.o_hand + seat * NUM_CARDS
-            buf[o : o + NUM_CARDS] = array("f", bytes(4 * NUM_CARDS))
-            for c in own_list:
-                buf[o + c] += 1.0
-            board.own_cards[seat] = own_list
+            for now, was in zip(layers, board.own_layers[seat]):
+                if now != was:  # the usual change: one card played, from one layer
+                    for c in cards_in(now ^ was):
+                        buf[o + c] += 1.0 if now >> c & 1 else -1.0
+            board.own_layers[seat] = layers
         if trump_seen != board.own_trump[seat]:  # trump as this seat knows it (R2.4c)
             o = self.o_tsuit + seat * 4
             t = self.o_tstate + seat * 4

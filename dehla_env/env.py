@@ -485,14 +485,14 @@ class SafeEnv(wrappers.OrderEnforcingWrapper):
         return obs
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """``AECEnv.last`` reading the raw env's dictionaries once reset was checked,
-        instead of through four guarded properties."""
+        """``AECEnv.last`` of the raw env once reset was checked, instead of through
+        four guarded properties; the observation is kept for :meth:`step`'s mask."""
         if not self._has_reset:
             raise ResetNeededError("last()")
-        raw = self._raw
-        agent = raw.agent_selection
-        obs = self.observe(agent) if observe else None
-        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+        result = self._raw.last(observe)
+        if observe:
+            self._prev_obs = result[0]
+        return result
 
     def render(self) -> Any:
         if not self._has_reset:

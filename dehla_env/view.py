@@ -108,7 +108,7 @@ _VOID_ROWS: tuple[tuple[bool, ...], ...] = tuple(tuple(bool(b >> s & 1) for s in
 #: every card played and by whom, who won each trick, the middle, all bids and
 #: declarations, the scores). The rest (``hands``, ``extra``, ``deck``, ``trump_suit`` while
 #: hidden, ``events``) is private or hidden: a seat sees its own hand through
-#: :func:`own_hand_mask` / :func:`own_cards`, the trump through :func:`visible_trump`, the
+#: :func:`own_hand_mask` / :func:`own_hand_layers` / :func:`own_cards`, the trump through :func:`visible_trump`, the
 #: contract through :func:`visible_contract`. Encoders read a hand through these only
 #: (``tests/test_observation.py`` checks it with a guard that refuses any other field).
 PUBLIC_FIELDS = frozenset(
@@ -150,6 +150,12 @@ PUBLIC_FIELDS = frozenset(
 def own_hand_mask(hand: HandState, seat: int) -> int:
     """The card ids ``seat`` holds (at least once), as a bit mask: its own cards only."""
     return hand.hands[seat]
+
+
+def own_hand_layers(hand: HandState, seat: int) -> tuple[int, ...]:
+    """``seat``'s cards as bit masks: held at least once, then twice, three times (R2.8)."""
+    extra = hand.extra
+    return (hand.hands[seat],) if extra is None else (hand.hands[seat], *extra[seat])
 
 
 def own_cards(hand: HandState, seat: int) -> list[int]:
@@ -262,6 +268,7 @@ __all__ = [
     "PlayerView",
     "cards_undealt",
     "own_cards",
+    "own_hand_layers",
     "own_hand_mask",
     "public_events",
     "view_of",

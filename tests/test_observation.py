@@ -32,7 +32,7 @@ from dehla_env.rules import Rules
 from dehla_env.view import (
     PUBLIC_FIELDS,
     cards_undealt,
-    own_cards,
+    own_hand_layers,
     own_hand_mask,
     public_events,
     view_of,
@@ -398,7 +398,7 @@ def test_the_encoder_reads_only_public_fields_and_the_views_helpers(
     encoder = ObservationEncoder(rules)
     match = MatchState.new(rules, rng)
     match.sample_chance(rng)
-    for helper in (own_hand_mask, own_cards, visible_trump, visible_contract, cards_undealt):
+    for helper in (own_hand_mask, own_hand_layers, visible_trump, visible_contract, cards_undealt):
         monkeypatch.setattr(encoding, helper.__name__, lambda _h, *a, f=helper: f(match.hand, *a))
     while not match.hand.complete:
         if match.is_chance():
