@@ -37,17 +37,7 @@ class NoSuchUserFile(UserFileError):
 def read_text(path: Path, limit: int, what: str) -> str:
     """The text of the regular file ``path``, at most ``limit`` bytes of UTF-8; ``what``
     names the kind of file in messages (``a config``)."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a FIFO would block the open
-            raise UserFileError(f"{path}: not a regular file ({what} is a text file)")
-        with path.open("rb") as f:
-            data = f.read(limit + 1)
-    except FileNotFoundError:
-        raise NoSuchUserFile(f"{path}: cannot read it (no such file)") from None
-    except OSError as e:
-        raise UserFileError(f"{path}: cannot read it ({e.strerror or one_line(e)})") from None
-    if len(data) > limit:
-        raise UserFileError(f"{path}: larger than {limit} bytes; {what} is a short text file")
+    data = read_regular_file(path, limit, what)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -63,11 +53,11 @@ def read_regular_file(p: Path, limit: int, what: str) -> bytes:
     try:
         fd = os.open(p, flags)
     except FileNotFoundError:
-        raise NoSuchUserFile(f"{p}: no such file") from None
+        raise NoSuchUserFile(f"{p}: cannot read it (no such file)") from None
     except IsADirectoryError:
         raise UserFileError(f"{p}: is a directory, not {what}") from None
     except OSError as e:
-        raise UserFileError(f"{p}: cannot be read ({e.strerror})") from None
+        raise UserFileError(f"{p}: cannot read it ({e.strerror or one_line(e)})") from None
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
@@ -75,13 +65,13 @@ def read_regular_file(p: Path, limit: int, what: str) -> bytes:
         if not stat.S_ISREG(st.st_mode):
             raise UserFileError(f"{p}: not a regular file (pipes, devices and sockets are never read)")
         if st.st_size > limit:
-            raise UserFileError(f"{p}: {st.st_size} bytes, over the {limit >> 20} MiB cap")
+            raise UserFileError(f"{p}: {st.st_size} bytes, larger than {limit} bytes for {what}")
         chunks: list[bytes] = []
         total = 0
         while chunk := os.read(fd, 1 << 20):
             total += len(chunk)
             if total > limit:  # it grew while being read
-                raise UserFileError(f"{p}: over the {limit >> 20} MiB cap")
+                raise UserFileError(f"{p}: larger than {limit} bytes for {what}")
             chunks.append(chunk)
         return b"".join(chunks)
     finally:

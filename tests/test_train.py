@@ -447,7 +447,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "alias in an override": ([*quick, "--override", "hidden=[&a 64, *a]"], "YAML aliases"),
         "huge config": (["--config", str(tmp / "huge.yaml")], "larger than"),
         "config not UTF-8": (["--config", str(tmp / "latin1.yaml")], "not UTF-8"),
-        "config a directory": (["--config", str(tmp / "empty")], "not a regular file"),
+        "config a directory": (["--config", str(tmp / "empty")], "is a directory, not a config"),
     }
 
 
