@@ -22,27 +22,24 @@ from pettingzoo.test.state_test import test_state_space as check_state_space
 from dehla_env import IllegalMoveError, env, raw_env
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.cards import NUM_CARDS
-from tests.rulesets import RULESETS
+from tests.rulesets import RULESETS, with_options
 
-# (rules, options): every ruleset and its main options (RULES.md R1.4, R2.4, R2.5, R2.8, R3.4)
-
-# env-level options on top of a ruleset: episode, observation and every valid reward kind
-ENV_OPTIONS: list[tuple[str, dict[str, Any]]] = [
-    ("dehla", {"episode": "match"}),
-    ("court-piece", {"episode": "match", "reward": "points"}),
-    ("coat-pees", {"episode": "match", "reward": "points", "gap": 20}),
-    ("dehla", {"observation": "structured"}),
-    ("dehla-direct", {"observation": "structured", "players": 6}),
-    ("dehla", {"reward": "tens"}),
-    ("dehla", {"reward": "tricks"}),
-    ("dehla-direct", {"reward": "tens", "scoring": "double-sar"}),
-    ("court-piece", {"reward": "points"}),
-    ("court-piece", {"reward": "tricks"}),
-    ("coat-pees", {"reward": "points"}),
-    ("coat-pees", {"reward": "tricks"}),
-]
-
-ALL_CONFIGS = RULESETS + ENV_OPTIONS
+# every ruleset of tests/rulesets.py as it is, and some again with env-level options on top:
+# episode, observation and every valid reward kind
+ALL_CONFIGS = with_options(
+    {
+        "dehla": [{}, {"episode": "match"}, {"observation": "structured"}, {"reward": "tens"}, {"reward": "tricks"}],
+        "dehla-direct-players=6": [{}, {"observation": "structured"}],
+        "dehla-direct-scoring=double-sar": [{}, {"reward": "tens"}],
+        "court-piece": [{}, {"episode": "match", "reward": "points"}, {"reward": "points"}, {"reward": "tricks"}],
+        "coat-pees": [
+            {},
+            {"episode": "match", "reward": "points", "gap": 20},
+            {"reward": "points"},
+            {"reward": "tricks"},
+        ],
+    }
+)
 
 
 def _id(config: tuple[str, dict[str, Any]]) -> str:

@@ -36,6 +36,7 @@ from dehla_env.rules import PRESETS, option_specs
 from dehla_env.seats import side_of
 from dehla_env.tricks import trick_winner
 from tests.deals import deck_from_hands
+from tests.rulesets import FOUR_PLAYER
 
 S, H, D, C = 3, 2, 1, 0
 
@@ -373,16 +374,7 @@ def _dealt(rules_name: str, **options) -> MatchState:
     return match
 
 
-ALL_PLAY_SETUPS = [
-    ("dehla", {}),
-    ("dehla", {"trump": "chosen"}),
-    ("dehla-direct", {}),
-    ("dehla-direct", {"trump": "open"}),
-    ("dehla-direct", {"trump": "closed"}),
-    ("dehla-direct", {"trump": "named"}),
-    ("court-piece", {}),
-    ("coat-pees", {}),
-]
+ALL_PLAY_SETUPS = FOUR_PLAYER  # every four-player ruleset (the split deal is of four hands)
 
 
 @pytest.mark.parametrize(("rules_name", "options"), ALL_PLAY_SETUPS)

@@ -27,12 +27,12 @@ from starlette.testclient import TestClient  # noqa: E402
 from agents.web.game import WebGame  # noqa: E402
 from agents.web.records import save_record  # noqa: E402
 from agents.web.server import ServerConfig, create_app  # noqa: E402
-from agents.web.table import table_state  # noqa: E402
+from agents.web.table import table_state, trump_making_text  # noqa: E402
 from dehla_env.actions import action_text  # noqa: E402
 from dehla_env.cards import card_text  # noqa: E402
-from dehla_env.rules import PRESETS, make_rules  # noqa: E402
+from dehla_env.rules import PRESETS, MatchScoring, make_rules  # noqa: E402
 from tests.deals import deck_from_hands  # noqa: E402
-from tests.rulesets import short_matches  # noqa: E402
+from tests.rulesets import RULESETS, ruleset_id, short_matches  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCAL = "http://127.0.0.1"  # the server answers only to its own names (agents.web.guard)
@@ -254,6 +254,18 @@ def test_closed_trump_hidden_from_the_person_until_revealed(client: Any) -> None
         if seen_hidden and seen_secret:
             return
     assert seen_hidden, "no hand had another seat's closed trump"
+
+
+@pytest.mark.parametrize(("rules", "options"), RULESETS, ids=[ruleset_id(c) for c in RULESETS])
+def test_the_page_reads_how_trump_is_made_and_whether_a_lead_counts_from_the_rules(
+    client: Any, rules: str, options: dict[str, Any]
+) -> None:
+    """The trump panel's line and the lead line come from the rules' typed facts (R1.4,
+    R2.4, R3.1, R4.2; R4.5), not from the page comparing ruleset names or option strings."""
+    state = new_game(client, rules, options, seed=1)
+    facts = make_rules(rules, **options)
+    assert state["trump_making"] == trump_making_text(facts)
+    assert state["panels"]["lead"] == (facts.match_scoring is MatchScoring.GAP)
 
 
 def test_coat_pees_bidding_buttons_and_contract(client: Any) -> None:

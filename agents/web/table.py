@@ -56,7 +56,25 @@ def panels(rules: Rules) -> dict[str, bool]:
         "streak": rules.tracks_streak,
         "middle": rules.has_middle,
         "bids": rules.trump_making is TrumpMaking.BIDDING,
+        "lead": rules.match_scoring is MatchScoring.GAP,  # R4.5: who leads, and by how much
     }
+
+
+def trump_making_text(rules: Rules) -> str:
+    """How this ruleset's trump is made, in one line, for the panel before it is (R1.4, R2.4, R3.1, R4.2)."""
+    match rules.trump_making:
+        case TrumpMaking.FIRST_VOID:
+            return "The first card played by someone who cannot follow suit makes its suit trump."
+        case TrumpMaking.CLOSED:
+            return "The first player who cannot follow chooses it in secret."
+        case TrumpMaking.NAMED:
+            return "The first player who cannot follow names it."
+        case TrumpMaking.CHOSEN | TrumpMaking.OPEN:
+            return "It is named before play."
+        case TrumpMaking.BIDDING:
+            return "The highest bid names it."
+        case _:
+            assert_never(rules.trump_making)
 
 
 def target_text(rules: Rules) -> str:
@@ -270,6 +288,7 @@ def table_state(game: WebGame) -> dict[str, Any]:
         "rules": {"name": rules.name, "options": rules.option_dict(), "text": str(rules)},
         "panels": panels(rules),
         "target": target_text(rules),
+        "trump_making": trump_making_text(rules),
         "players": view.num_players,
         "seat": game.human,
         "side": side_of(game.human),
@@ -308,4 +327,4 @@ def table_state(game: WebGame) -> dict[str, Any]:
     }
 
 
-__all__ = ["card_json", "panels", "sorted_hand", "table_state", "target_text"]
+__all__ = ["card_json", "panels", "sorted_hand", "table_state", "target_text", "trump_making_text"]

@@ -552,7 +552,7 @@ function renderScore(s) {
     rows.map(([label, v]) => el("tr", { dataset: { row: label.toLowerCase() } }, el("td", { text: label }), el("td", { class: "we", text: String(v[us]) }), el("td", { class: "they", text: String(v[them]) }))));
   const extra = [];
   if (p.streak && sc.streak) extra.push(`Streak: ${sideName(s, sc.streak[0], "inline")} ${sc.streak[1] === 1 ? "won the last hand" : `have won ${sc.streak[1]} in a row`}.`);
-  if (p.points && s.rules.name === "coat-pees") {
+  if (p.lead) {
     const gap = sc.points[us] - sc.points[them];
     extra.push(gap === 0 ? "Level." : gap > 0 ? `${sideName(s, us)} lead by ${gap}.` : `${sideName(s, us)} trail by ${-gap}.`);
   }
@@ -568,12 +568,7 @@ function renderTrump(s) {
   if (t.state === "none") {
     symbol = "–";
     main = "No trump yet";
-    const r = s.rules;
-    if (s.panels.bids) sub = "The highest bid names it.";
-    else if (r.options.trump === "first-void") sub = "The first card played by someone who cannot follow suit makes its suit trump.";
-    else if (r.options.trump === "closed") sub = "The first player who cannot follow chooses it in secret.";
-    else if (r.options.trump === "named") sub = "The first player who cannot follow names it.";
-    else sub = "It is named before play.";
+    sub = s.trump_making;
   } else if (t.state === "hidden") {
     main = "Closed trump, hidden";
     sub = `${maker} chose it in secret; it is revealed the next time ${maker} cannot follow.`;
