@@ -133,7 +133,7 @@ class _EpisodeAttribute:
     Not a ``__getattr__``: a class with one has every attribute read of its methods
     go the slow way (CPython does not specialise them), about a tenth of a step."""
 
-    def __set_name__(self, owner: type, name: str) -> None:
+    def __init__(self, name: str) -> None:
         self.name = name
 
     def __get__(self, obj: object, objtype: type | None = None) -> Any:
@@ -222,15 +222,6 @@ class raw_env(AECEnv):
         deck = self.rules.deck_size
         parts["history"] = spaces.Box(-1, max(deck, NUM_BID_CHOICES), (deck, 3), np.int16)
         return spaces.Dict({"observation": spaces.Dict(parts), "action_mask": mask})
-
-    # what exists only once reset() started an episode (PettingZoo's attributes)
-    agents = _EpisodeAttribute()
-    agent_selection = _EpisodeAttribute()
-    rewards = _EpisodeAttribute()
-    _cumulative_rewards = _EpisodeAttribute()
-    terminations = _EpisodeAttribute()
-    truncations = _EpisodeAttribute()
-    infos = _EpisodeAttribute()
 
     @property
     def num_agents(self) -> int:
@@ -415,6 +406,10 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+for _name in _EPISODE_ATTRIBUTES - {"num_agents"}:  # a property of its own
+    setattr(raw_env, _name, _EpisodeAttribute(_name))
 
 
 def _guarded(name: str) -> property:
