@@ -77,10 +77,18 @@ def _table(client: TestClient, table_id: str) -> Any:
 
 
 def _settle(client: TestClient, table_id: str, seconds: float = 20.0) -> Any:
-    """Wait until no bot is to move (a person is to act, or the hand or match is over)."""
+    """Wait until no bot is to move (a person is to act, or the hand or match is over).
+
+    The game is read on the server's event loop, where the bots move: read from this
+    thread, it could be caught half-way through a bot's move (a trick's last card played,
+    its winner not yet to lead) and look like a person's turn."""
     game = _table(client, table_id).game
+
+    async def bot_to_move() -> bool:
+        return bool(game.status() == "bot")
+
     deadline = time.monotonic() + seconds
-    while game.status() == "bot":
+    while client.portal.call(bot_to_move):
         assert time.monotonic() < deadline, "the bots did not move"
         time.sleep(0.01)
     return game
