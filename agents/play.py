@@ -36,22 +36,31 @@ import numpy as np
 from agents.playing.deals import bot_seed
 from agents.playing.loop import play
 from agents.registry import default_bot, make_agent, spec_help
-from dehla_env.actions import PASS_ACTION, TRUMP_OFFSET, action_text, bid_of, is_bid, is_card, is_trump, parse_action
-from dehla_env.cards import RANK_LETTERS, SUIT_LETTERS, rank_of, suit_of
+from dehla_env.actions import PASS_ACTION, TRUMP_OFFSET, bid_of, is_bid, is_card, is_trump, parse_action
+from dehla_env.cards import SUIT_LETTERS, rank_of, suit_of
 from dehla_env.commands import typed_command
 from dehla_env.engine import DRAWN, MatchState, MatchWinner, Phase, TrumpContext
-from dehla_env.rules import PRESETS, MatchScoring, Rules, TrumpMaking, make_rules, parse_option_pairs
+from dehla_env.render import (
+    SUIT_ORDER,
+    hand_score_row,
+    hand_text,
+    match_score_row,
+    move_label,
+    plural,
+    role_of,
+    shows_kots,
+    suit_label,
+    table_text,
+    trick_text,
+)
+from dehla_env.rules import PRESETS, Rules, TrumpMaking, make_rules, parse_option_pairs
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView, view_of
 
 _SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
-#: ``--symbols`` output, by suit letter
-SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 #: every suit symbol a person may type (black, white and emoji forms) -> its letter
 _SYMBOL_INPUT = {"♣": "C", "♧": "C", "♦": "D", "♢": "D", "♥": "H", "♡": "H", "♠": "S", "♤": "S"}
 _VARIATION_SELECTORS = ("\ufe0e", "\ufe0f")  # the emoji forms add one of these after the symbol
-#: the order suits are shown in, in the hand and in the move list alike
-SUIT_ORDER = (3, 2, 1, 0)
 QUIT = "quit"
 
 
@@ -72,42 +81,6 @@ class Left(Enum):
 
 
 # ---------------------------------------------------------------------- words
-def plural(count: int, word: str) -> str:
-    """``1 ten``, ``2 tens``, ``0 cards``: every count the game prints goes through here."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-def suit_text(suit: int, symbols: bool = False) -> str:
-    letter = SUIT_LETTERS[suit]
-    return SUIT_SYMBOLS[letter] if symbols else letter
-
-
-def card_label(card: int, symbols: bool = False) -> str:
-    """``TS``, or ``T♠`` with symbols."""
-    return RANK_LETTERS[rank_of(card)] + suit_text(suit_of(card), symbols)
-
-
-def move_label(action: int, symbols: bool = False) -> str:
-    """R6 move text (``trump:S``, ``bid:8H``), with suit symbols if asked."""
-    if is_card(action):
-        return card_label(action, symbols)
-    if is_trump(action):
-        return "trump:" + suit_text(action - TRUMP_OFFSET, symbols)
-    if is_bid(action):
-        tricks, suit = bid_of(action)
-        return f"bid:{tricks}{suit_text(suit, symbols)}"
-    return action_text(action)
-
-
-def hand_text(cards: Sequence[int], symbols: bool = False) -> str:
-    """``S: A K T  H: 9 4  D: -  C: Q 2`` in :data:`SUIT_ORDER`, high cards first."""
-    parts = []
-    for s in SUIT_ORDER:
-        ranks = [RANK_LETTERS[rank_of(c)] for c in sorted((c for c in cards if suit_of(c) == s), reverse=True)]
-        parts.append(f"{suit_text(s, symbols)}: {' '.join(ranks) if ranks else '-'}")
-    return "  ".join(parts)
-
-
 def display_order(legal: Sequence[int]) -> list[int]:
     """The legal moves in the order the hand shows cards (:data:`SUIT_ORDER`, high first),
     so that move 1 is the leftmost card of the hand; pass before bids, bids by size."""
@@ -123,18 +96,6 @@ def display_order(legal: Sequence[int]) -> list[int]:
         return (3, SUIT_ORDER.index(suit_of(a)), -(rank_of(a)))
 
     return sorted(legal, key=key)
-
-
-def score_pair(pair: Sequence[int]) -> str:
-    """``3 : 2``, ``0 : -26``: a spaced colon, so a negative score cannot read as a dash."""
-    return f"{pair[0]} : {pair[1]}"
-
-
-def shows_kots(rules: Rules) -> bool:
-    """Whether the table has a kots row: kots must exist and decide the match (R1.9, R2.6).
-    Coat pees has none (R4); in court piece a kot is one more point (R3.4, R3.6), so the
-    points row already holds it and the hand summary announces it."""
-    return rules.has_kots and rules.kots_to_win is not None
 
 
 # ---------------------------------------------------------------------- input
@@ -194,7 +155,7 @@ def parse_move(text: str, legal: Sequence[int], match: MatchState, seat: int, sy
         if hand.led >= 0:
             suit = SUIT_LETTERS[hand.led]
             raise BadInput(
-                f"You must follow suit: play a card of {_SUIT_NAMES[suit]} ({suit_text(hand.led, symbols)})."
+                f"You must follow suit: play a card of {_SUIT_NAMES[suit]} ({suit_label(hand.led, symbols)})."
             )
     if hand.phase == Phase.TRUMP and not is_trump(action):
         raise BadInput(f"{name} is not due now: choose a trump suit (trump:C, trump:D, trump:H or trump:S).")
@@ -254,121 +215,20 @@ class TerminalGame:
         self.print_fn(text)
 
     def who(self, seat: int) -> str:
-        """A seat in the move log, with its role and bot."""
-        return self.role(seat, bot=True)
-
-    def role(self, seat: int, bot: bool = False) -> str:
-        """A seat in the table, short: ``seat 2 (partner)``; with ``bot``, its spec too."""
+        """A seat in the move log, with its role and bot: ``seat 2 (partner, hard)``."""
         if seat == self.human:
             return f"seat {seat} (you)"
-        role = "partner" if side_of(seat) == side_of(self.human) else "opponent"
-        return f"seat {seat} ({role}, {self.specs[seat]})" if bot else f"seat {seat} ({role})"
-
-    def card(self, card: int) -> str:
-        return card_label(card, self.symbols)
+        return f"seat {seat} ({role_of(seat, self.human)}, {self.specs[seat]})"
 
     def move(self, action: int) -> str:
         return move_label(action, self.symbols)
 
     def suit(self, suit: int) -> str:
-        return suit_text(suit, self.symbols)
-
-    def cards_of(self, leader: int, cards: Sequence[int]) -> str:
-        n = self.rules.players
-        return "  ".join(f"{(leader + i) % n}:{self.card(c)}" for i, c in enumerate(cards))
-
-    def sides_label(self) -> str:
-        """Which number of a score pair is whose: side 0 first, always, as in the log."""
-        mine = side_of(self.human)
-        return f"(side 0{' yours' if mine == 0 else ''} : side 1{' yours' if mine == 1 else ''})"
-
-    def hand_score_row(self, tricks: Sequence[int], tens: Sequence[int]) -> str:
-        """``hand (side 0 yours : side 1)  tricks 3 : 2   tens 1 : 0``; tens only where they
-        score (R0.5: R1, R2 tens/double-sar), the R3.3 round target where there is one."""
-        parts = [f"tricks {score_pair(tricks)}"]
-        if self.rules.round_tricks is not None:
-            parts[-1] += f" (first to {self.rules.round_tricks} wins the round)"
-        if self.rules.tens_scoring:
-            parts.append(f"tens {score_pair(tens)}")
-        return f"hand  {self.sides_label()}  " + "   ".join(parts)
-
-    def match_score_row(self, match: MatchState | PlayerView) -> str:
-        """Kots where they decide the match, points where points do, the streak if kept."""
-        rules = self.rules
-        parts = []
-        if shows_kots(rules):
-            parts.append(f"kots {score_pair(match.kots)} (first to {rules.kots_to_win})")
-        if rules.scores_points:
-            text = f"points {score_pair(match.points)}"
-            if rules.match_scoring is MatchScoring.GAP:
-                text += f" (gap {abs(match.points[0] - match.points[1])}; a side {rules.gap} behind loses, R4.5)"
-            elif rules.points_to_win is not None:
-                text += f" (first to {rules.points_to_win})"
-            parts.append(text)
-        if rules.tracks_streak and match.streak is not None and match.streak[1] > 0:
-            side, count = match.streak
-            parts.append(f"streak: side {side}, {plural(count, 'hand')} in a row")
-        return f"match {self.sides_label()}  " + "   ".join(parts)
-
-    def middle_row(self, view: PlayerView) -> str:
-        """R1.5 in the words of the trick about to be played or in progress: the table is
-        only shown when it is the person's turn, so "the next trick" would be ambiguous."""
-        if not view.middle:
-            body = "middle: empty"
-        else:
-            body = f"middle: {plural(len(view.middle), 'card')}, {plural(view.middle_tens, 'ten')}"
-        if view.phase != Phase.PLAY:
-            return body
-        if len(view.history) + 1 == self.rules.num_tricks:
-            return body + "; the winner of this trick takes it (the last trick, R1.5)"
-        if view.last_winner >= 0:
-            threat = f"; {self.role(view.last_winner)} takes it with this trick if it wins it"
-            if view.trick and view.trick_winner == view.last_winner:
-                threat += " (winning it now)"
-            return body + threat
-        return body
+        return suit_label(suit, self.symbols)
 
     def table(self) -> str:
         """The table as the person's seat sees it (R0.6): built from its PlayerView only."""
-        view = view_of(self.match, self.human)
-        rules = self.rules
-        n = rules.players
-        lines = [f"{rules}  hand {view.hands_completed + 1}  dealer: seat {view.dealer}"]
-        if view.trump >= 0:
-            trump = self.suit(view.trump) + ("" if view.trump_in_force else " (closed, your secret)")
-        else:
-            trump = "hidden (closed)" if view.trump_hidden else "-"
-        if view.trump_maker >= 0:
-            trump += f" by seat {view.trump_maker}"
-        elif view.draw_card >= 0:
-            trump += f" (drew {self.card(view.draw_card)}, R1.4)"
-        lines.append(f"trump: {trump}")
-        if view.contract is not None and view.phase not in (Phase.BID, Phase.DEAL):
-            s, t, su = view.contract
-            lines.append(f"contract: seat {s} bid {t}{self.suit(su)}")
-        if view.bids:
-            lines.append("bids: " + "  ".join(f"{s}:{self.move(a)}" for s, a in view.bids))
-        for s in range(n):
-            mark = ">" if view.to_act == s else " "
-            if s == self.human:
-                body = hand_text(view.hand, self.symbols)
-                lines.append(f"{mark} seat {s} (you) [side {side_of(s)}]  {body}")
-            else:
-                role = "partner" if side_of(s) == side_of(self.human) else "opponent"
-                count = plural(view.hand_counts[s], "card")
-                lines.append(f"{mark} seat {s} [side {side_of(s)}]  {count}  ({role}, {self.specs[s]})")
-        if view.trick:
-            trick = "  ".join(f"{s}:{self.card(c)}" for s, c in view.trick)
-            winning = f"   (winning: {self.role(view.trick_winner)})" if view.trick_winner >= 0 else ""
-            lines.append(f"trick {len(view.history) + 1}: {trick}{winning}")
-        elif view.history:
-            leader, cards, winner = view.history[-1]
-            lines.append(f"last trick {len(view.history)}: {self.cards_of(leader, cards)}   won by {self.role(winner)}")
-        if rules.has_middle:
-            lines.append(self.middle_row(view))
-        lines.append(self.hand_score_row(view.tricks, view.tens))
-        lines.append(self.match_score_row(view))
-        return "\n".join(lines)
+        return table_text(view_of(self.match, self.human), self.symbols, self.specs)
 
     # ------------------------------------------------------------------ the match
     def run(self) -> MatchWinner | None:
@@ -402,7 +262,7 @@ class TerminalGame:
         self.seen = view
         if before.phase == Phase.DRAW:
             self.say(
-                f"Nobody was void in five tricks: drew {self.card(view.draw_card)}, "
+                f"Nobody was void in five tricks: drew {self.move(view.draw_card)}, "
                 f"so {self.suit(suit_of(view.draw_card))} is trump (R1.4)."
             )
             self.say(f"Eight more cards each are dealt. Your hand: {hand_text(view.hand, self.symbols)}")
@@ -434,7 +294,7 @@ class TerminalGame:
         elif phase == Phase.BID:
             self.say(f"  {self.who(seat)}: {self.move(action)}")
         else:
-            self.say(f"  {self.who(seat)} plays {self.card(action)}")
+            self.say(f"  {self.who(seat)} plays {self.move(action)}")
         if phase == Phase.PLAY and before.trump_maker < 0 <= after.trump_maker:
             self.say(f"  {self.who(seat)} could not follow: {self.suit(after.trump)} is trump now")
         if phase == Phase.BID and after.phase != Phase.BID:
@@ -454,7 +314,9 @@ class TerminalGame:
 
     def _trick_done(self, before: PlayerView, after: PlayerView) -> None:
         leader, cards, winner = after.history[-1]
-        self.say(f"  Trick {len(after.history)}: {self.cards_of(leader, cards)}  -> won by {self.who(winner)}")
+        self.say(
+            f"  Trick {len(after.history)}: {trick_text(leader, cards, self.symbols)}  -> won by {self.who(winner)}"
+        )
         gained = [after.tens[i] - before.tens[i] for i in range(2)]
         if self.rules.has_middle:
             if after.takes and after.takes[-1][0] == len(after.history):
@@ -478,7 +340,7 @@ class TerminalGame:
         if view.contract is not None:
             s, t, su = view.contract
             self.say(f"  contract: {t}{self.suit(su)} by seat {s} (side {side_of(s)})")
-        self.say("  " + self.hand_score_row(view.tricks, view.tens))
+        self.say("  " + hand_score_row(view, self.human))
         w = summary.hand_winner
         if w is None:
             self.say("  No winner this hand.")
@@ -487,7 +349,7 @@ class TerminalGame:
         if summary.kot is not None:
             extra = "" if shows_kots(self.rules) else " (one more point)"
             self.say(f"  Kot for side {summary.kot}!{extra}")
-        self.say("  " + self.match_score_row(view))
+        self.say("  " + match_score_row(view, self.human))
         if view.match_winner is not None:
             if view.match_winner == DRAWN:
                 self.say("=== The match is drawn. ===")

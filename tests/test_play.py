@@ -21,17 +21,14 @@ from agents.play import (
     Left,
     TerminalGame,
     display_order,
-    hand_text,
-    move_label,
     parse_move,
-    plural,
-    score_pair,
 )
 from agents.play import main as play_main
 from agents.registry import spec_help
 from dehla_env.actions import PASS_ACTION, action_text, bid_action, trump_action
 from dehla_env.cards import card_text, parse_card
 from dehla_env.engine import MatchState, Phase
+from dehla_env.render import hand_text, move_label, plural, score_pair
 from dehla_env.rules import make_rules
 from tests.deals import deck_from_hands
 from tests.rulesets import short_matches

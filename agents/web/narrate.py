@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import assert_never
 
 from dehla_env.actions import PASS_ACTION, bid_of, is_bid, is_card, is_trump
-from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
+from dehla_env.cards import card_text, suit_of
 from dehla_env.engine import HandSummary, Phase
+from dehla_env.render import SUIT_SYMBOLS, plural, suit_label
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView
 
-SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 MAX_LINES = 400  # older lines are dropped; the page shows one hand's worth
 
 
@@ -28,10 +28,6 @@ def pretty_card(card: int) -> str:
     return rank + SUIT_SYMBOLS[text[1]]
 
 
-def pretty_suit(suit: int) -> str:
-    return SUIT_SYMBOLS[SUIT_LETTERS[suit]]
-
-
 def seat_names(num_players: int, human: int) -> list[str]:
     """Short names by place at the table: play goes to the right (R0.2), so the next
     seat after the person sits on its right and the partner opposite."""
@@ -39,10 +35,6 @@ def seat_names(num_players: int, human: int) -> list[str]:
         by_place = ["You", "Right", "Partner", "Left"]
         return [by_place[(s - human) % 4] for s in range(4)]
     return ["You" if s == human else f"Seat {s}" for s in range(num_players)]
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 class Narrator:
@@ -86,7 +78,7 @@ class Narrator:
         card = after.draw_card
         self.say(
             f"Nobody was void in five tricks: {pretty_card(card)} is drawn, "
-            f"{pretty_suit(suit_of(card))} is trump (R1.4)."
+            f"{suit_label(suit_of(card), True)} is trump (R1.4)."
         )
         if before.cards_undealt and not after.cards_undealt:
             self.say("Eight more cards each are dealt.")
@@ -98,14 +90,14 @@ class Narrator:
         if is_card(action):
             self.say(f"{who} {'play' if seat == self.human else 'plays'} {pretty_card(action)}.")
             if before.trump_maker < 0 and after.trump_maker == seat and after.trump_in_force:
-                self.say(f"{who} could not follow: {pretty_suit(after.trump)} is trump now.")
+                self.say(f"{who} could not follow: {suit_label(after.trump, True)} is trump now.")
         elif is_trump(action):
             self._trump(seat, action, before, after)
         elif action == PASS_ACTION:
             self.say(f"{who} {'pass' if seat == self.human else 'passes'}.")
         elif is_bid(action):
             tricks, suit = bid_of(action)
-            self.say(f"{who} {'bid' if seat == self.human else 'bids'} {tricks}{pretty_suit(suit)}.")
+            self.say(f"{who} {'bid' if seat == self.human else 'bids'} {tricks}{suit_label(suit, True)}.")
         if before.phase == Phase.BID and after.phase != Phase.BID:
             self._bidding_over(after)
         if (
@@ -114,9 +106,8 @@ class Narrator:
             and after.trump_in_force
             and not is_trump(action)
         ):
-            self.say(
-                f"{self.who(after.trump_maker)} cannot follow again: the closed trump is {pretty_suit(after.trump)}."
-            )
+            trump = suit_label(after.trump, True)
+            self.say(f"{self.who(after.trump_maker)} cannot follow again: the closed trump is {trump}.")
         if len(after.history) > len(before.history):
             self._trick_done(before, after)
         if before.cards_undealt and not after.cards_undealt:
@@ -128,11 +119,11 @@ class Narrator:
         who = self.who(seat)
         if self.rules.trump_making is TrumpMaking.CLOSED and before.trick:
             if seat == self.human:
-                self.say(f"You choose {pretty_suit(after.trump)} as the closed trump, in secret (R2.4c).")
+                self.say(f"You choose {suit_label(after.trump, True)} as the closed trump, in secret (R2.4c).")
             else:
                 self.say(f"{who} cannot follow and chooses a trump in secret (R2.4c).")
             return
-        suit = pretty_suit(action - 52)
+        suit = suit_label(action - 52, True)
         verb = "name" if seat == self.human else "names"
         if before.trick:
             self.say(f"{who} cannot follow and {verb} {suit} trump.")
@@ -144,7 +135,7 @@ class Narrator:
             seat, tricks, suit = after.contract
             lead = "lead" if seat == self.human else "leads"
             who = self.who(seat)
-            self.say(f"Contract: {tricks}{pretty_suit(suit)} by {who} ({tricks} tricks to make); {who} {lead}.")
+            self.say(f"Contract: {tricks}{suit_label(suit, True)} by {who} ({tricks} tricks to make); {who} {lead}.")
         else:
             self.say(f"Everyone passed: {self.who(after.to_act)} must take 7 tricks and names trump (R4.2).")
 
@@ -217,4 +208,4 @@ def hand_reason(rules: Rules, view: PlayerView, winner: int | None) -> str:
             assert_never(rules.hand_scoring)
 
 
-__all__ = ["SUIT_SYMBOLS", "Narrator", "hand_reason", "pretty_card", "pretty_suit", "seat_names"]
+__all__ = ["Narrator", "hand_reason", "pretty_card", "seat_names"]

@@ -18,10 +18,11 @@ from __future__ import annotations
 from typing import Any, assert_never
 
 from agents.web.game import WebGame
-from agents.web.narrate import SUIT_SYMBOLS, hand_reason, plural, pretty_suit
+from agents.web.narrate import hand_reason
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET, action_text, bid_of
 from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
 from dehla_env.engine import Phase
+from dehla_env.render import SUIT_SYMBOLS, plural, suit_label
 from dehla_env.rules import MatchScoring, Rules, TrumpMaking
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView
@@ -143,7 +144,7 @@ def _actions(view: PlayerView) -> list[dict[str, Any]]:
             out.append(
                 {
                     "move": action_text(a),
-                    "label": f"{tricks}{pretty_suit(suit)}",
+                    "label": f"{tricks}{suit_label(suit, True)}",
                     "kind": "bid",
                     "red": suit in (1, 2),
                     "legal": a in legal,
@@ -210,7 +211,7 @@ def _seats(game: WebGame, view: PlayerView) -> list[dict[str, Any]]:
     me = game.human
     last_bid: dict[int, str] = {}
     for s, a in view.bids:
-        last_bid[s] = "Pass" if a == PASS_ACTION else f"{bid_of(a)[0]}{pretty_suit(bid_of(a)[1])}"
+        last_bid[s] = "Pass" if a == PASS_ACTION else f"{bid_of(a)[0]}{suit_label(bid_of(a)[1], True)}"
     out = []
     for s in range(n):
         role = "you" if s == me else ("partner" if side_of(s) == side_of(me) else "opponent")
@@ -278,7 +279,7 @@ def table_state(game: WebGame) -> dict[str, Any]:
     contract = None
     if view.contract is not None:
         seat, tricks, suit = view.contract
-        contract = {"seat": seat, "tricks": tricks, "suit": SUIT_LETTERS[suit], "symbol": pretty_suit(suit)}
+        contract = {"seat": seat, "tricks": tricks, "suit": SUIT_LETTERS[suit], "symbol": suit_label(suit, True)}
     hand_no = view.hands_completed + (0 if view.phase == Phase.DONE else 1)
     return {
         "id": game.id,
