@@ -35,23 +35,21 @@ import numpy as np
 
 from agents.playing.deals import bot_seed
 from agents.playing.loop import play
+from agents.playing.narrate import Narrator
 from agents.registry import default_bot, make_agent, spec_help
 from dehla_env.actions import PASS_ACTION, TRUMP_OFFSET, bid_of, is_bid, is_card, is_trump, parse_action
 from dehla_env.cards import SUIT_LETTERS, rank_of, suit_of
 from dehla_env.commands import typed_command
-from dehla_env.engine import DRAWN, MatchState, MatchWinner, Phase, TrumpContext
+from dehla_env.engine import HandSummary, MatchState, MatchWinner, Phase, TrumpContext
 from dehla_env.render import (
     SUIT_ORDER,
     hand_score_row,
     hand_text,
     match_score_row,
     move_label,
-    plural,
     role_of,
-    shows_kots,
     suit_label,
     table_text,
-    trick_text,
 )
 from dehla_env.rules import PRESETS, Rules, TrumpMaking, make_rules, parse_option_pairs
 from dehla_env.seats import side_of
@@ -209,16 +207,11 @@ class TerminalGame:
         self.rejected = 0  # bad entries seen (for tests)
         self.left: Left | None = None
         self.seen = self._look()  # the person's view as last narrated
+        self.narrator = _Commentary(self)
 
     # ------------------------------------------------------------------ text
     def say(self, text: str = "") -> None:
         self.print_fn(text)
-
-    def who(self, seat: int) -> str:
-        """A seat in the move log, with its role and bot: ``seat 2 (partner, hard)``."""
-        if seat == self.human:
-            return f"seat {seat} (you)"
-        return f"seat {seat} ({role_of(seat, self.human)}, {self.specs[seat]})"
 
     def move(self, action: int) -> str:
         return move_label(action, self.symbols)
@@ -258,104 +251,19 @@ class TerminalGame:
 
     def _chance(self, match: MatchState) -> None:
         match.sample_chance(self.rng)
-        before, view = self.seen, self._look()
-        self.seen = view
+        before, self.seen = self.seen, self._look()
         if before.phase == Phase.DRAW:
-            self.say(
-                f"Nobody was void in five tricks: drew {self.move(view.draw_card)}, "
-                f"so {self.suit(suit_of(view.draw_card))} is trump (R1.4)."
-            )
-            self.say(f"Eight more cards each are dealt. Your hand: {hand_text(view.hand, self.symbols)}")
-            return
-        self.say("")
-        if view.phase == Phase.PLAY:
-            first = f"seat {view.leader} leads"
-        elif view.phase == Phase.BID:
-            first = f"seat {view.to_act} bids first"
+            self.narrator.after_draw(before, self.seen)
         else:
-            first = f"seat {view.to_act} names trump"
-        self.say(f"=== Hand {view.hands_completed + 1}: seat {view.dealer} deals; {first} ===")
-        self.say(f"Your hand: {hand_text(view.hand, self.symbols)}")
+            self.narrator.after_deal(self.seen, self.match.hands_dealt)
 
     def _apply(self, seat: int, action: int) -> None:
         """Apply a move and narrate it from the person's views before and after: what of
         a closed trump shows is what the view holds (R2.4c), never the engine's state."""
         self.match.apply_action(action)
-        before, after = self.seen, self._look()
-        self.seen = after
-        phase = before.phase
-        if phase == Phase.TRUMP and before.trick and self.rules.trump_making is TrumpMaking.CLOSED:
-            if seat == self.human:
-                self.say(f"  {self.who(seat)} chooses {self.move(action)} in secret (closed trump)")
-            else:
-                self.say(f"  {self.who(seat)} cannot follow and chooses a trump in secret")
-        elif phase == Phase.TRUMP:
-            self.say(f"  {self.who(seat)} names trump: {self.suit(action - TRUMP_OFFSET)}")
-        elif phase == Phase.BID:
-            self.say(f"  {self.who(seat)}: {self.move(action)}")
-        else:
-            self.say(f"  {self.who(seat)} plays {self.move(action)}")
-        if phase == Phase.PLAY and before.trump_maker < 0 <= after.trump_maker:
-            self.say(f"  {self.who(seat)} could not follow: {self.suit(after.trump)} is trump now")
-        if phase == Phase.BID and after.phase != Phase.BID:
-            if after.contract is not None:
-                s, t, su = after.contract
-                self.say(f"  Bidding over: {self.who(s)} plays {t} tricks with {self.suit(su)} trump and leads.")
-            else:
-                self.say(f"  Everyone passed: {self.who(after.to_act)} takes 7 and names trump.")
-        if before.trump_maker >= 0 and not before.trump_in_force and after.trump_in_force:
-            self.say(f"  {self.who(after.trump_maker)} reveals the closed trump: {self.suit(after.trump)}")
-        if len(after.history) > len(before.history):
-            self._trick_done(before, after)
-        if before.cards_undealt and not after.cards_undealt:
-            self.say(f"  Eight more cards each are dealt. Your hand: {hand_text(after.hand, self.symbols)}")
-        if after.phase == Phase.DONE:
-            self._hand_done(after)
-
-    def _trick_done(self, before: PlayerView, after: PlayerView) -> None:
-        leader, cards, winner = after.history[-1]
-        self.say(
-            f"  Trick {len(after.history)}: {trick_text(leader, cards, self.symbols)}  -> won by {self.who(winner)}"
-        )
-        gained = [after.tens[i] - before.tens[i] for i in range(2)]
-        if self.rules.has_middle:
-            if after.takes and after.takes[-1][0] == len(after.history):
-                _t, taker, count = after.takes[-1]
-                tens = plural(gained[side_of(taker)], "ten")
-                self.say(f"  {self.who(taker)} takes the middle: {plural(count, 'card')}, {tens}")
-            elif after.middle:
-                self.say(
-                    f"  Middle: {plural(len(after.middle), 'card')}, {plural(after.middle_tens, 'ten')}; "
-                    f"seat {after.last_winner} takes it by winning the next trick (R1.5)"
-                )
-        elif self.rules.tens_scoring and any(gained):
-            side = 0 if gained[0] else 1
-            self.say(f"  Side {side} captures {plural(gained[side], 'ten')}")
-
-    def _hand_done(self, view: PlayerView) -> None:
-        summary = self.match.summaries[-1]  # the hand's public result
-        mine = side_of(self.human)
-        self.say("")
-        self.say(f"--- Hand {view.hands_completed} over ---")
-        if view.contract is not None:
-            s, t, su = view.contract
-            self.say(f"  contract: {t}{self.suit(su)} by seat {s} (side {side_of(s)})")
-        self.say("  " + hand_score_row(view, self.human))
-        w = summary.hand_winner
-        if w is None:
-            self.say("  No winner this hand.")
-        else:
-            self.say(f"  Side {w} wins the hand ({'your side' if w == mine else 'the opponents'}).")
-        if summary.kot is not None:
-            extra = "" if shows_kots(self.rules) else " (one more point)"
-            self.say(f"  Kot for side {summary.kot}!{extra}")
-        self.say("  " + match_score_row(view, self.human))
-        if view.match_winner is not None:
-            if view.match_winner == DRAWN:
-                self.say("=== The match is drawn. ===")
-            else:
-                result = "you win" if view.match_winner == mine else "you lose"
-                self.say(f"=== Side {view.match_winner} wins the match: {result}. ===")
+        before, self.seen = self.seen, self._look()
+        summary = self.match.summaries[-1] if self.seen.phase == Phase.DONE else None
+        self.narrator.after_move(seat, action, before, self.seen, summary)
 
     # ------------------------------------------------------------------ the person
     def _moves_text(self, legal: Sequence[int]) -> str:
@@ -427,6 +335,46 @@ class TerminalGame:
                 raise _Leaving
             assert isinstance(move, int)
             return move
+
+
+class _Commentary(Narrator):
+    """The shared narration, printed as it happens, with the terminal's words for seats
+    (``seat 2 (partner, hard)``), cards and suits (letters, or ``--symbols``); the
+    person's hand after each deal, and the score rows after each hand."""
+
+    def __init__(self, game: TerminalGame) -> None:
+        super().__init__(game.rules, game.human, [game.specs.get(s, "") for s in range(game.rules.players)])
+        self.game = game
+        self.names = [
+            self.names[s] if s == game.human else f"seat {s} ({role_of(s, game.human)}, {spec})"
+            for s, spec in enumerate(self.specs)
+        ]
+
+    def say(self, text: str) -> None:
+        self.game.say("  " + text)
+
+    def card(self, card: int) -> str:
+        return self.game.move(card)
+
+    def suit(self, suit: int) -> str:
+        return self.game.suit(suit)
+
+    def your_hand(self, view: PlayerView) -> str:
+        return f"Your hand: {hand_text(view.hand, self.game.symbols)}"
+
+    def more_dealt(self, after: PlayerView) -> None:
+        self.say(f"Eight more cards each are dealt. {self.your_hand(after)}")
+
+    def after_deal(self, view: PlayerView, hand_no: int) -> None:
+        self.game.say()
+        super().after_deal(view, hand_no)
+        self.say(self.your_hand(view))
+
+    def _hand_done(self, after: PlayerView, summary: HandSummary) -> None:
+        self.game.say()
+        self.say(hand_score_row(after, self.human))
+        self.say(match_score_row(after, self.human))
+        super()._hand_done(after, summary)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -32,8 +32,8 @@ import numpy as np
 
 from agents.base import Agent
 from agents.playing.deals import bot_seed
+from agents.playing.narrate import Narrator
 from agents.registry import make_agent
-from agents.web.narrate import Narrator
 from dehla_env.actions import action_text, parse_action
 from dehla_env.cards import card_text, cards_text
 from dehla_env.engine import MatchState, Phase

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any, assert_never
 
+from agents.playing.narrate import hand_reason
 from agents.web.game import WebGame
-from agents.web.narrate import hand_reason
 from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET, action_text, bid_of
 from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
 from dehla_env.engine import Phase

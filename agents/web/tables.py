@@ -49,6 +49,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agents.bots.heuristic import HardAgent
+from agents.playing.narrate import Narrator
 from agents.registry import default_bot
 from agents.web.bots import BotCancelled, BotFailed, Catalogue, Thinker, decision_seed
 from agents.web.game import SetupError, WebGame
@@ -63,7 +64,6 @@ from agents.web.guard import (
     rules_field,
     seconds_field,
 )
-from agents.web.narrate import Narrator
 from agents.web.records import keep_record, record_of
 from agents.web.table import table_state
 from dehla_env.engine import HandSummary, MatchState, Phase

@@ -1,16 +1,18 @@
-"""The hand's log, in words, as the person at the table sees it.
+"""The hand's log, in words, as the person at the table sees it (the web page's log,
+the terminal game's running commentary).
 
 Every line is made from two of the person's own views (before and after a step) and
 the step's public part, never from the engine's state: a bot's secret closed trump
 (R2.4c) is logged as "chooses a trump in secret" because the person's view does not
-hold its suit. The page shows the current hand's lines.
+hold its suit. An app words cards, suits and seats its own way by overriding
+:meth:`Narrator.card`, :meth:`Narrator.suit` and :attr:`Narrator.names`.
 """
 
 from __future__ import annotations
 
 from typing import assert_never
 
-from dehla_env.actions import PASS_ACTION, bid_of, is_bid, is_card, is_trump
+from dehla_env.actions import PASS_ACTION, TRUMP_OFFSET, bid_of, is_bid, is_card, is_trump
 from dehla_env.cards import card_text, suit_of
 from dehla_env.engine import HandSummary, Phase
 from dehla_env.render import SUIT_SYMBOLS, plural, suit_label
@@ -19,13 +21,6 @@ from dehla_env.seats import side_of
 from dehla_env.view import PlayerView
 
 MAX_LINES = 400  # older lines are dropped; the page shows one hand's worth
-
-
-def pretty_card(card: int) -> str:
-    """``TS`` -> ``10♠``: what a person reads on a card."""
-    text = card_text(card)
-    rank = "10" if text[0] == "T" else text[0]
-    return rank + SUIT_SYMBOLS[text[1]]
 
 
 def seat_names(num_players: int, human: int) -> list[str]:
@@ -50,6 +45,18 @@ class Narrator:
 
     def who(self, seat: int) -> str:
         return self.names[seat]
+
+    def card(self, card: int) -> str:
+        """``TS`` -> ``10♠``: what a person reads on a card."""
+        text = card_text(card)
+        return ("10" if text[0] == "T" else text[0]) + SUIT_SYMBOLS[text[1]]
+
+    def suit(self, suit: int) -> str:
+        return suit_label(suit, symbols=True)
+
+    def more_dealt(self, after: PlayerView) -> None:
+        """The rest of a staged deal was given out (R0.3)."""
+        self.say("Eight more cards each are dealt.")
 
     def side_name(self, side: int) -> str:
         """A side as the subject of a sentence ("We win"); :meth:`side_object` after a verb."""
@@ -77,27 +84,26 @@ class Narrator:
     def after_draw(self, before: PlayerView, after: PlayerView) -> None:
         card = after.draw_card
         self.say(
-            f"Nobody was void in five tricks: {pretty_card(card)} is drawn, "
-            f"{suit_label(suit_of(card), True)} is trump (R1.4)."
+            f"Nobody was void in five tricks: {self.card(card)} is drawn, {self.suit(suit_of(card))} is trump (R1.4)."
         )
         if before.cards_undealt and not after.cards_undealt:
-            self.say("Eight more cards each are dealt.")
+            self.more_dealt(after)
 
     def after_move(
         self, seat: int, action: int, before: PlayerView, after: PlayerView, summary: HandSummary | None
     ) -> None:
         who = self.who(seat)
         if is_card(action):
-            self.say(f"{who} {'play' if seat == self.human else 'plays'} {pretty_card(action)}.")
+            self.say(f"{who} {'play' if seat == self.human else 'plays'} {self.card(action)}.")
             if before.trump_maker < 0 and after.trump_maker == seat and after.trump_in_force:
-                self.say(f"{who} could not follow: {suit_label(after.trump, True)} is trump now.")
+                self.say(f"{who} could not follow: {self.suit(after.trump)} is trump now.")
         elif is_trump(action):
             self._trump(seat, action, before, after)
         elif action == PASS_ACTION:
             self.say(f"{who} {'pass' if seat == self.human else 'passes'}.")
         elif is_bid(action):
             tricks, suit = bid_of(action)
-            self.say(f"{who} {'bid' if seat == self.human else 'bids'} {tricks}{suit_label(suit, True)}.")
+            self.say(f"{who} {'bid' if seat == self.human else 'bids'} {tricks}{self.suit(suit)}.")
         if before.phase == Phase.BID and after.phase != Phase.BID:
             self._bidding_over(after)
         if (
@@ -106,12 +112,12 @@ class Narrator:
             and after.trump_in_force
             and not is_trump(action)
         ):
-            trump = suit_label(after.trump, True)
+            trump = self.suit(after.trump)
             self.say(f"{self.who(after.trump_maker)} cannot follow again: the closed trump is {trump}.")
         if len(after.history) > len(before.history):
             self._trick_done(before, after)
         if before.cards_undealt and not after.cards_undealt:
-            self.say("Eight more cards each are dealt.")
+            self.more_dealt(after)
         if summary is not None:
             self._hand_done(after, summary)
 
@@ -119,11 +125,11 @@ class Narrator:
         who = self.who(seat)
         if self.rules.trump_making is TrumpMaking.CLOSED and before.trick:
             if seat == self.human:
-                self.say(f"You choose {suit_label(after.trump, True)} as the closed trump, in secret (R2.4c).")
+                self.say(f"You choose {self.suit(after.trump)} as the closed trump, in secret (R2.4c).")
             else:
                 self.say(f"{who} cannot follow and chooses a trump in secret (R2.4c).")
             return
-        suit = suit_label(action - 52, True)
+        suit = self.suit(action - TRUMP_OFFSET)
         verb = "name" if seat == self.human else "names"
         if before.trick:
             self.say(f"{who} cannot follow and {verb} {suit} trump.")
@@ -135,7 +141,7 @@ class Narrator:
             seat, tricks, suit = after.contract
             lead = "lead" if seat == self.human else "leads"
             who = self.who(seat)
-            self.say(f"Contract: {tricks}{suit_label(suit, True)} by {who} ({tricks} tricks to make); {who} {lead}.")
+            self.say(f"Contract: {tricks}{self.suit(suit)} by {who} ({tricks} tricks to make); {who} {lead}.")
         else:
             self.say(f"Everyone passed: {self.who(after.to_act)} must take 7 tricks and names trump (R4.2).")
 
@@ -208,4 +214,4 @@ def hand_reason(rules: Rules, view: PlayerView, winner: int | None) -> str:
             assert_never(rules.hand_scoring)
 
 
-__all__ = ["Narrator", "hand_reason", "pretty_card", "seat_names"]
+__all__ = ["Narrator", "hand_reason", "seat_names"]
