@@ -40,8 +40,9 @@ from agents.registry import default_bot, make_agent, spec_help
 from dehla_env.actions import PASS_ACTION, TRUMP_OFFSET, bid_of, is_bid, is_card, is_trump, parse_action
 from dehla_env.cards import SUIT_LETTERS, rank_of, suit_of
 from dehla_env.commands import typed_command
-from dehla_env.engine import HandSummary, MatchState, MatchWinner, Phase, TrumpContext
+from dehla_env.engine import HandSummary, MatchState, MatchWinner, Phase
 from dehla_env.render import (
+    SUIT_NAMES,
     SUIT_ORDER,
     hand_score_row,
     hand_text,
@@ -51,11 +52,10 @@ from dehla_env.render import (
     suit_label,
     table_text,
 )
-from dehla_env.rules import PRESETS, Rules, TrumpMaking, make_rules, parse_option_pairs
+from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView, view_of
 
-_SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 #: every suit symbol a person may type (black, white and emoji forms) -> its letter
 _SYMBOL_INPUT = {"♣": "C", "♧": "C", "♦": "D", "♢": "D", "♥": "H", "♡": "H", "♠": "S", "♤": "S"}
 _VARIATION_SELECTORS = ("\ufe0e", "\ufe0f")  # the emoji forms add one of these after the symbol
@@ -153,7 +153,7 @@ def parse_move(text: str, legal: Sequence[int], match: MatchState, seat: int, sy
         if hand.led >= 0:
             suit = SUIT_LETTERS[hand.led]
             raise BadInput(
-                f"You must follow suit: play a card of {_SUIT_NAMES[suit]} ({suit_label(hand.led, symbols)})."
+                f"You must follow suit: play a card of {SUIT_NAMES[suit]} ({suit_label(hand.led, symbols)})."
             )
     if hand.phase == Phase.TRUMP and not is_trump(action):
         raise BadInput(f"{name} is not due now: choose a trump suit (trump:C, trump:D, trump:H or trump:S).")
@@ -270,28 +270,10 @@ class TerminalGame:
         items = [f"{i}) {self.move(a)}" for i, a in enumerate(legal, 1)]
         return "\n".join("  " + "   ".join(items[k : k + 8]) for k in range(0, len(items), 8))
 
-    def _situation(self) -> str:
-        hand = self.match.hand
-        if hand.phase == Phase.BID:
-            high = f"the highest bid is {hand.high_bid}" if hand.high_bid >= 7 else "no bid yet"
-            return f"Your bid ({high}): bid:N plus a suit, N from 7 to 13, or pass."
-        if hand.phase == Phase.TRUMP:
-            ctx = hand.trump_context
-            if ctx == TrumpContext.VOID and self.rules.trump_making is TrumpMaking.CLOSED:
-                return "You cannot follow suit: choose a trump suit in secret (revealed when you next cannot follow)."
-            if ctx == TrumpContext.VOID:
-                return "You cannot follow suit: name the trump suit, then play any card."
-            if ctx == TrumpContext.ALL_PASS:
-                return "Everyone passed: you take 7 tricks; name the trump suit."
-            return "Name the trump suit."
-        if hand.led >= 0:
-            return f"Your card ({_SUIT_NAMES[SUIT_LETTERS[hand.led]]} {self.suit(hand.led)} led):"
-        return "Your lead:"
-
     def _show(self, legal: Sequence[int]) -> None:
         self.say("")
         self.say(self.table())
-        self.say(self._situation())
+        self.say(self.narrator.your_turn(self._look()))
         self.say(self._moves_text(legal))
 
     def leave(self, why: Left, message: str) -> None:

@@ -20,6 +20,8 @@ from .view import PlayerView, view_of
 
 #: suit symbols (``symbols=True``, and the web page), by suit letter
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+#: suit names in a sentence, by suit letter
+SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 #: the order suits are shown in: spades, hearts, diamonds, clubs
 SUIT_ORDER = (3, 2, 1, 0)
 
@@ -198,6 +200,7 @@ def render_match(match: MatchState, seat: int | None = None, symbols: bool = Fal
 
 
 __all__ = [
+    "SUIT_NAMES",
     "SUIT_ORDER",
     "SUIT_SYMBOLS",
     "hand_score_row",

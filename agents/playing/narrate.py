@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from dehla_env.actions import PASS_ACTION, TRUMP_OFFSET, bid_of, is_bid, is_card, is_trump
-from dehla_env.cards import card_text, suit_of
+from dehla_env.actions import MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_of, is_bid, is_card, is_trump
+from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
 from dehla_env.engine import HandSummary, Phase
-from dehla_env.render import SUIT_SYMBOLS, plural, suit_label
+from dehla_env.render import SUIT_NAMES, SUIT_SYMBOLS, plural, suit_label
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView
@@ -30,6 +30,12 @@ def seat_names(num_players: int, human: int) -> list[str]:
         by_place = ["You", "Right", "Partner", "Left"]
         return [by_place[(s - human) % 4] for s in range(4)]
     return ["You" if s == human else f"Seat {s}" for s in range(num_players)]
+
+
+def high_bid(view: PlayerView) -> tuple[int, int] | None:
+    """The highest bid so far, ``(seat, action)``, or None (R4.2)."""
+    bids = [(s, a) for s, a in view.bids if a != PASS_ACTION]
+    return bids[-1] if bids else None
 
 
 class Narrator:
@@ -120,6 +126,41 @@ class Narrator:
             self.more_dealt(after)
         if summary is not None:
             self._hand_done(after, summary)
+
+    def your_turn(self, view: PlayerView) -> str:
+        """What the person is asked to do now, with the rule behind the choice."""
+        rules = self.rules
+        if view.phase == Phase.BID:
+            high = high_bid(view)
+            high_text = (
+                f"{bid_of(high[1])[0]}{self.suit(bid_of(high[1])[1])} by {self.who(high[0])}" if high else "none yet"
+            )
+            return f"Your bid: {MIN_BID} to {MAX_BID} tricks with a trump suit, or pass. Highest so far: {high_text}."
+        if view.phase == Phase.TRUMP:
+            match rules.trump_making:  # the engine asks for trump at these moments only
+                case TrumpMaking.CLOSED:
+                    return (
+                        "You cannot follow suit: choose a trump in secret; "
+                        "it is revealed the next time you cannot follow (R2.4c)."
+                    )
+                case TrumpMaking.NAMED:
+                    return "You cannot follow suit: name the trump suit, then play any card (R2.4d)."
+                case TrumpMaking.BIDDING:
+                    return "Everyone passed: you must take 7 tricks. Name the trump suit (R4.2)."
+                case TrumpMaking.OPEN:
+                    return "Name the trump suit for this hand (R2.4b)."
+                case TrumpMaking.CHOSEN | TrumpMaking.FIRST_VOID:  # first-void makes no trump decision (R1.4)
+                    return "Name the trump suit from your first five cards."
+                case _:
+                    assert_never(rules.trump_making)
+        if view.led_suit < 0:
+            return "Your lead: play any card."
+        led = f"{self.suit(view.led_suit)} {SUIT_NAMES[SUIT_LETTERS[view.led_suit]]}"
+        if any(suit_of(a) == view.led_suit for a in view.legal_actions):
+            return f"Follow suit: {led} led."
+        if rules.trump_making is TrumpMaking.FIRST_VOID and view.trump_maker < 0:
+            return f"You have no {led}: any card you play now makes its suit trump (R1.4)."
+        return f"You have no {led}: play any card."
 
     def _trump(self, seat: int, action: int, before: PlayerView, after: PlayerView) -> None:
         who = self.who(seat)
@@ -214,4 +255,4 @@ def hand_reason(rules: Rules, view: PlayerView, winner: int | None) -> str:
             assert_never(rules.hand_scoring)
 
 
-__all__ = ["Narrator", "hand_reason", "seat_names"]
+__all__ = ["Narrator", "hand_reason", "high_bid", "seat_names"]
