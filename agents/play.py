@@ -6,10 +6,8 @@
 You see what your seat may see (R0.6), read from the seat's :class:`PlayerView`: your
 hand, the trick in progress, the middle (cards and tens waiting, and who takes it with
 this trick, R1.5), the trump (a closed trump you did not choose shows as hidden), and
-the score. Scores are written ``side 0 : side 1`` and every score row says so; rows a
-ruleset does not score are left out, decided by the typed facts of
-:class:`~dehla_env.rules.Rules` (tens only where ``tens_scoring``, kots only where they
-decide the match). Every bot move is printed as it happens, and every trick's winner.
+the score, as :func:`dehla_env.render.table_text` draws them. Every move is told as it
+happens (:mod:`agents.playing.narrate`), and every trick's winner.
 
 When it is your turn the legal moves are listed with numbers, cards in the order of
 your hand (spades, hearts, diamonds, clubs; high cards first). Type a number from the
