@@ -46,7 +46,7 @@ from dehla_env.render import (
     hand_text,
     match_score_row,
     move_label,
-    role_of,
+    relation,
     suit_label,
     table_text,
 )
@@ -326,7 +326,7 @@ class _Commentary(Narrator):
         super().__init__(game.rules, game.human, [game.specs.get(s, "") for s in range(game.rules.players)])
         self.game = game
         self.names = [
-            self.names[s] if s == game.human else f"seat {s} ({role_of(s, game.human)}, {spec})"
+            self.names[s] if s == game.human else f"seat {s} ({relation(s, game.human)}, {spec})"
             for s, spec in enumerate(self.specs)
         ]
 

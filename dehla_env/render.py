@@ -52,11 +52,6 @@ def hand_text(cards: Sequence[int], symbols: bool = False) -> str:
     return "  ".join(parts)
 
 
-def trick_text(leader: int, cards: Sequence[int], symbols: bool = False) -> str:
-    """A finished trick, each card after its seat: ``3:TS  0:2S  1:AS  2:5S``."""
-    return "  ".join(f"{(leader + i) % len(cards)}:{move_label(c, symbols)}" for i, c in enumerate(cards))
-
-
 def score_pair(pair: Sequence[int]) -> str:
     """``3 : 2``, ``0 : -26``: a spaced colon, so a negative score cannot read as a dash."""
     return f"{pair[0]} : {pair[1]}"
@@ -69,14 +64,14 @@ def shows_kots(rules: Rules) -> bool:
     return rules.has_kots and rules.kots_to_win is not None
 
 
-def role_of(seat: int, you: int) -> str:
+def relation(seat: int, you: int) -> str:
     """``you``, ``partner`` or ``opponent``: ``seat`` as the person at ``you`` sees it."""
     return "you" if seat == you else "partner" if side_of(seat) == side_of(you) else "opponent"
 
 
-def seat_role(seat: int, you: int | None) -> str:
+def seat_label(seat: int, you: int | None) -> str:
     """``seat 2 (partner)``, ``seat 0 (you)``; ``seat 2`` on nobody's table (``you`` None)."""
-    return f"seat {seat}" if you is None else f"seat {seat} ({role_of(seat, you)})"
+    return f"seat {seat}" if you is None else f"seat {seat} ({relation(seat, you)})"
 
 
 def sides_label(you: int | None) -> str:
@@ -128,7 +123,7 @@ def middle_row(view: PlayerView, you: int | None) -> str:
     if len(view.history) + 1 == view.rules.num_tricks:
         return body + "; the winner of this trick takes it (the last trick, R1.5)"
     if view.last_winner >= 0:
-        threat = f"; {seat_role(view.last_winner, you)} takes it with this trick if it wins it"
+        threat = f"; {seat_label(view.last_winner, you)} takes it with this trick if it wins it"
         if view.trick and view.trick_winner == view.last_winner:
             threat += " (winning it now)"
         return body + threat
@@ -170,16 +165,16 @@ def table_text(
         else:
             body = plural(view.hand_counts[s], "card")
             if specs is not None and you is not None:
-                body += f"  ({role_of(s, you)}, {specs[s]})"
+                body += f"  ({relation(s, you)}, {specs[s]})"
         lines.append(f"{mark} seat {s}{you_mark} [side {side_of(s)}]  {body}")
     if view.trick:
         trick = "  ".join(f"{s}:{move_label(c, symbols)}" for s, c in view.trick)
-        winning = f"   (winning: {seat_role(view.trick_winner, you)})" if view.trick_winner >= 0 else ""
+        winning = f"   (winning: {seat_label(view.trick_winner, you)})" if view.trick_winner >= 0 else ""
         lines.append(f"trick {len(view.history) + 1}: {trick}{winning}")
     elif view.history:
         leader, cards, winner = view.history[-1]
-        last = trick_text(leader, cards, symbols)
-        lines.append(f"last trick {len(view.history)}: {last}   won by {seat_role(winner, you)}")
+        last = "  ".join(f"{(leader + i) % n}:{move_label(c, symbols)}" for i, c in enumerate(cards))
+        lines.append(f"last trick {len(view.history)}: {last}   won by {seat_label(winner, you)}")
     if rules.has_middle:
         lines.append(middle_row(view, you))
     lines.append(hand_score_row(view, you))
@@ -209,11 +204,10 @@ __all__ = [
     "move_label",
     "plural",
     "render_match",
-    "role_of",
+    "relation",
     "score_pair",
-    "seat_role",
+    "seat_label",
     "shows_kots",
     "suit_label",
     "table_text",
-    "trick_text",
 ]
