@@ -323,12 +323,10 @@ class _Commentary(Narrator):
     person's hand after each deal, and the score rows after each hand."""
 
     def __init__(self, game: TerminalGame) -> None:
-        super().__init__(game.rules, game.human, [game.specs.get(s, "") for s in range(game.rules.players)])
+        super().__init__(game.rules, game.human)
         self.game = game
-        self.names = [
-            self.names[s] if s == game.human else f"seat {s} ({relation(s, game.human)}, {spec})"
-            for s, spec in enumerate(self.specs)
-        ]
+        for s, spec in game.specs.items():
+            self.names[s] = f"seat {s} ({relation(s, game.human)}, {spec})"
 
     def say(self, text: str) -> None:
         self.game.say("  " + text)

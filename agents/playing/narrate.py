@@ -41,11 +41,10 @@ def high_bid(view: PlayerView) -> tuple[int, int] | None:
 class Narrator:
     """Appends log lines ``(hand number, text)`` as the game moves on."""
 
-    def __init__(self, rules: Rules, human: int, specs: list[str]) -> None:
+    def __init__(self, rules: Rules, human: int) -> None:
         self.rules = rules
         self.human = human
         self.names = seat_names(rules.players, human)
-        self.specs = specs
         self.lines: list[tuple[int, str]] = []
         self.hand_no = 0
 

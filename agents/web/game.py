@@ -115,7 +115,7 @@ class WebGame:
         self.version = 0  # bumped by every change, so a page can tell a stale state
         self.saved_to: str | None = None  # the record's file once saved
         self.ended: str | None = None  # "finished" or "abandoned" once saved
-        self.narrator = Narrator(self.rules, self.human, self.specs)
+        self.narrator = Narrator(self.rules, self.human)
         self.deck_source = deck_source
         self._deal()
 
