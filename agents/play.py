@@ -214,9 +214,6 @@ class TerminalGame:
     def move(self, action: int) -> str:
         return move_label(action, self.symbols)
 
-    def suit(self, suit: int) -> str:
-        return suit_label(suit, self.symbols)
-
     def table(self) -> str:
         """The table as the person's seat sees it (R0.6): built from its PlayerView only."""
         return table_text(view_of(self.match, self.human), self.symbols, self.specs)
@@ -335,7 +332,7 @@ class _Commentary(Narrator):
         return self.game.move(card)
 
     def suit(self, suit: int) -> str:
-        return self.game.suit(suit)
+        return suit_label(suit, self.game.symbols)
 
     def your_hand(self, view: PlayerView) -> str:
         return f"Your hand: {hand_text(view.hand, self.game.symbols)}"
