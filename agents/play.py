@@ -6,10 +6,8 @@
 You see what your seat may see (R0.6), read from the seat's :class:`PlayerView`: your
 hand, the trick in progress, the middle (cards and tens waiting, and who takes it with
 this trick, R1.5), the trump (a closed trump you did not choose shows as hidden), and
-the score. Scores are written ``side 0 : side 1`` and every score row says so; rows a
-ruleset does not score are left out, decided by the typed facts of
-:class:`~dehla_env.rules.Rules` (tens only where ``tens_scoring``, kots only where they
-decide the match). Every bot move is printed as it happens, and every trick's winner.
+the score, as :func:`dehla_env.render.table_text` draws them. Every move is told as it
+happens (:mod:`agents.playing.narrate`), and every trick's winner.
 
 When it is your turn the legal moves are listed with numbers, cards in the order of
 your hand (spades, hearts, diamonds, clubs; high cards first). Type a number from the
@@ -35,23 +33,30 @@ import numpy as np
 
 from agents.playing.deals import bot_seed
 from agents.playing.loop import play
+from agents.playing.narrate import Narrator
 from agents.registry import default_bot, make_agent, spec_help
-from dehla_env.actions import PASS_ACTION, TRUMP_OFFSET, action_text, bid_of, is_bid, is_card, is_trump, parse_action
-from dehla_env.cards import RANK_LETTERS, SUIT_LETTERS, rank_of, suit_of
+from dehla_env.actions import PASS_ACTION, TRUMP_OFFSET, bid_of, is_bid, is_card, is_trump, parse_action
+from dehla_env.cards import SUIT_LETTERS, rank_of, suit_of
 from dehla_env.commands import typed_command
-from dehla_env.engine import DRAWN, MatchState, MatchWinner, Phase, TrumpContext
-from dehla_env.rules import PRESETS, MatchScoring, Rules, TrumpMaking, make_rules, parse_option_pairs
+from dehla_env.engine import HandSummary, MatchState, MatchWinner, Phase
+from dehla_env.render import (
+    SUIT_NAMES,
+    SUIT_ORDER,
+    hand_score_row,
+    hand_text,
+    match_score_row,
+    move_label,
+    relation,
+    suit_label,
+    table_text,
+)
+from dehla_env.rules import PRESETS, Rules, make_rules, parse_option_pairs
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView, view_of
 
-_SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
-#: ``--symbols`` output, by suit letter
-SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 #: every suit symbol a person may type (black, white and emoji forms) -> its letter
 _SYMBOL_INPUT = {"♣": "C", "♧": "C", "♦": "D", "♢": "D", "♥": "H", "♡": "H", "♠": "S", "♤": "S"}
 _VARIATION_SELECTORS = ("\ufe0e", "\ufe0f")  # the emoji forms add one of these after the symbol
-#: the order suits are shown in, in the hand and in the move list alike
-SUIT_ORDER = (3, 2, 1, 0)
 QUIT = "quit"
 
 
@@ -72,42 +77,6 @@ class Left(Enum):
 
 
 # ---------------------------------------------------------------------- words
-def plural(count: int, word: str) -> str:
-    """``1 ten``, ``2 tens``, ``0 cards``: every count the game prints goes through here."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-def suit_text(suit: int, symbols: bool = False) -> str:
-    letter = SUIT_LETTERS[suit]
-    return SUIT_SYMBOLS[letter] if symbols else letter
-
-
-def card_label(card: int, symbols: bool = False) -> str:
-    """``TS``, or ``T♠`` with symbols."""
-    return RANK_LETTERS[rank_of(card)] + suit_text(suit_of(card), symbols)
-
-
-def move_label(action: int, symbols: bool = False) -> str:
-    """R6 move text (``trump:S``, ``bid:8H``), with suit symbols if asked."""
-    if is_card(action):
-        return card_label(action, symbols)
-    if is_trump(action):
-        return "trump:" + suit_text(action - TRUMP_OFFSET, symbols)
-    if is_bid(action):
-        tricks, suit = bid_of(action)
-        return f"bid:{tricks}{suit_text(suit, symbols)}"
-    return action_text(action)
-
-
-def hand_text(cards: Sequence[int], symbols: bool = False) -> str:
-    """``S: A K T  H: 9 4  D: -  C: Q 2`` in :data:`SUIT_ORDER`, high cards first."""
-    parts = []
-    for s in SUIT_ORDER:
-        ranks = [RANK_LETTERS[rank_of(c)] for c in sorted((c for c in cards if suit_of(c) == s), reverse=True)]
-        parts.append(f"{suit_text(s, symbols)}: {' '.join(ranks) if ranks else '-'}")
-    return "  ".join(parts)
-
-
 def display_order(legal: Sequence[int]) -> list[int]:
     """The legal moves in the order the hand shows cards (:data:`SUIT_ORDER`, high first),
     so that move 1 is the leftmost card of the hand; pass before bids, bids by size."""
@@ -123,18 +92,6 @@ def display_order(legal: Sequence[int]) -> list[int]:
         return (3, SUIT_ORDER.index(suit_of(a)), -(rank_of(a)))
 
     return sorted(legal, key=key)
-
-
-def score_pair(pair: Sequence[int]) -> str:
-    """``3 : 2``, ``0 : -26``: a spaced colon, so a negative score cannot read as a dash."""
-    return f"{pair[0]} : {pair[1]}"
-
-
-def shows_kots(rules: Rules) -> bool:
-    """Whether the table has a kots row: kots must exist and decide the match (R1.9, R2.6).
-    Coat pees has none (R4); in court piece a kot is one more point (R3.4, R3.6), so the
-    points row already holds it and the hand summary announces it."""
-    return rules.has_kots and rules.kots_to_win is not None
 
 
 # ---------------------------------------------------------------------- input
@@ -194,7 +151,7 @@ def parse_move(text: str, legal: Sequence[int], match: MatchState, seat: int, sy
         if hand.led >= 0:
             suit = SUIT_LETTERS[hand.led]
             raise BadInput(
-                f"You must follow suit: play a card of {_SUIT_NAMES[suit]} ({suit_text(hand.led, symbols)})."
+                f"You must follow suit: play a card of {SUIT_NAMES[suit]} ({suit_label(hand.led, symbols)})."
             )
     if hand.phase == Phase.TRUMP and not is_trump(action):
         raise BadInput(f"{name} is not due now: choose a trump suit (trump:C, trump:D, trump:H or trump:S).")
@@ -248,127 +205,18 @@ class TerminalGame:
         self.rejected = 0  # bad entries seen (for tests)
         self.left: Left | None = None
         self.seen = self._look()  # the person's view as last narrated
+        self.narrator = _Commentary(self)
 
     # ------------------------------------------------------------------ text
     def say(self, text: str = "") -> None:
         self.print_fn(text)
 
-    def who(self, seat: int) -> str:
-        """A seat in the move log, with its role and bot."""
-        return self.role(seat, bot=True)
-
-    def role(self, seat: int, bot: bool = False) -> str:
-        """A seat in the table, short: ``seat 2 (partner)``; with ``bot``, its spec too."""
-        if seat == self.human:
-            return f"seat {seat} (you)"
-        role = "partner" if side_of(seat) == side_of(self.human) else "opponent"
-        return f"seat {seat} ({role}, {self.specs[seat]})" if bot else f"seat {seat} ({role})"
-
-    def card(self, card: int) -> str:
-        return card_label(card, self.symbols)
-
     def move(self, action: int) -> str:
         return move_label(action, self.symbols)
 
-    def suit(self, suit: int) -> str:
-        return suit_text(suit, self.symbols)
-
-    def cards_of(self, leader: int, cards: Sequence[int]) -> str:
-        n = self.rules.players
-        return "  ".join(f"{(leader + i) % n}:{self.card(c)}" for i, c in enumerate(cards))
-
-    def sides_label(self) -> str:
-        """Which number of a score pair is whose: side 0 first, always, as in the log."""
-        mine = side_of(self.human)
-        return f"(side 0{' yours' if mine == 0 else ''} : side 1{' yours' if mine == 1 else ''})"
-
-    def hand_score_row(self, tricks: Sequence[int], tens: Sequence[int]) -> str:
-        """``hand (side 0 yours : side 1)  tricks 3 : 2   tens 1 : 0``; tens only where they
-        score (R0.5: R1, R2 tens/double-sar), the R3.3 round target where there is one."""
-        parts = [f"tricks {score_pair(tricks)}"]
-        if self.rules.round_tricks is not None:
-            parts[-1] += f" (first to {self.rules.round_tricks} wins the round)"
-        if self.rules.tens_scoring:
-            parts.append(f"tens {score_pair(tens)}")
-        return f"hand  {self.sides_label()}  " + "   ".join(parts)
-
-    def match_score_row(self, match: MatchState | PlayerView) -> str:
-        """Kots where they decide the match, points where points do, the streak if kept."""
-        rules = self.rules
-        parts = []
-        if shows_kots(rules):
-            parts.append(f"kots {score_pair(match.kots)} (first to {rules.kots_to_win})")
-        if rules.scores_points:
-            text = f"points {score_pair(match.points)}"
-            if rules.match_scoring is MatchScoring.GAP:
-                text += f" (gap {abs(match.points[0] - match.points[1])}; a side {rules.gap} behind loses, R4.5)"
-            elif rules.points_to_win is not None:
-                text += f" (first to {rules.points_to_win})"
-            parts.append(text)
-        if rules.tracks_streak and match.streak is not None and match.streak[1] > 0:
-            side, count = match.streak
-            parts.append(f"streak: side {side}, {plural(count, 'hand')} in a row")
-        return f"match {self.sides_label()}  " + "   ".join(parts)
-
-    def middle_row(self, view: PlayerView) -> str:
-        """R1.5 in the words of the trick about to be played or in progress: the table is
-        only shown when it is the person's turn, so "the next trick" would be ambiguous."""
-        if not view.middle:
-            body = "middle: empty"
-        else:
-            body = f"middle: {plural(len(view.middle), 'card')}, {plural(view.middle_tens, 'ten')}"
-        if view.phase != Phase.PLAY:
-            return body
-        if len(view.history) + 1 == self.rules.num_tricks:
-            return body + "; the winner of this trick takes it (the last trick, R1.5)"
-        if view.last_winner >= 0:
-            threat = f"; {self.role(view.last_winner)} takes it with this trick if it wins it"
-            if view.trick and view.trick_winner == view.last_winner:
-                threat += " (winning it now)"
-            return body + threat
-        return body
-
     def table(self) -> str:
         """The table as the person's seat sees it (R0.6): built from its PlayerView only."""
-        view = view_of(self.match, self.human)
-        rules = self.rules
-        n = rules.players
-        lines = [f"{rules}  hand {view.hands_completed + 1}  dealer: seat {view.dealer}"]
-        if view.trump >= 0:
-            trump = self.suit(view.trump) + ("" if view.trump_in_force else " (closed, your secret)")
-        else:
-            trump = "hidden (closed)" if view.trump_hidden else "-"
-        if view.trump_maker >= 0:
-            trump += f" by seat {view.trump_maker}"
-        elif view.draw_card >= 0:
-            trump += f" (drew {self.card(view.draw_card)}, R1.4)"
-        lines.append(f"trump: {trump}")
-        if view.contract is not None and view.phase not in (Phase.BID, Phase.DEAL):
-            s, t, su = view.contract
-            lines.append(f"contract: seat {s} bid {t}{self.suit(su)}")
-        if view.bids:
-            lines.append("bids: " + "  ".join(f"{s}:{self.move(a)}" for s, a in view.bids))
-        for s in range(n):
-            mark = ">" if view.to_act == s else " "
-            if s == self.human:
-                body = hand_text(view.hand, self.symbols)
-                lines.append(f"{mark} seat {s} (you) [side {side_of(s)}]  {body}")
-            else:
-                role = "partner" if side_of(s) == side_of(self.human) else "opponent"
-                count = plural(view.hand_counts[s], "card")
-                lines.append(f"{mark} seat {s} [side {side_of(s)}]  {count}  ({role}, {self.specs[s]})")
-        if view.trick:
-            trick = "  ".join(f"{s}:{self.card(c)}" for s, c in view.trick)
-            winning = f"   (winning: {self.role(view.trick_winner)})" if view.trick_winner >= 0 else ""
-            lines.append(f"trick {len(view.history) + 1}: {trick}{winning}")
-        elif view.history:
-            leader, cards, winner = view.history[-1]
-            lines.append(f"last trick {len(view.history)}: {self.cards_of(leader, cards)}   won by {self.role(winner)}")
-        if rules.has_middle:
-            lines.append(self.middle_row(view))
-        lines.append(self.hand_score_row(view.tricks, view.tens))
-        lines.append(self.match_score_row(view))
-        return "\n".join(lines)
+        return table_text(view_of(self.match, self.human), self.symbols, self.specs)
 
     # ------------------------------------------------------------------ the match
     def run(self) -> MatchWinner | None:
@@ -398,130 +246,29 @@ class TerminalGame:
 
     def _chance(self, match: MatchState) -> None:
         match.sample_chance(self.rng)
-        before, view = self.seen, self._look()
-        self.seen = view
+        before, self.seen = self.seen, self._look()
         if before.phase == Phase.DRAW:
-            self.say(
-                f"Nobody was void in five tricks: drew {self.card(view.draw_card)}, "
-                f"so {self.suit(suit_of(view.draw_card))} is trump (R1.4)."
-            )
-            self.say(f"Eight more cards each are dealt. Your hand: {hand_text(view.hand, self.symbols)}")
-            return
-        self.say("")
-        if view.phase == Phase.PLAY:
-            first = f"seat {view.leader} leads"
-        elif view.phase == Phase.BID:
-            first = f"seat {view.to_act} bids first"
+            self.narrator.after_draw(before, self.seen)
         else:
-            first = f"seat {view.to_act} names trump"
-        self.say(f"=== Hand {view.hands_completed + 1}: seat {view.dealer} deals; {first} ===")
-        self.say(f"Your hand: {hand_text(view.hand, self.symbols)}")
+            self.narrator.after_deal(self.seen, self.match.hands_dealt)
 
     def _apply(self, seat: int, action: int) -> None:
         """Apply a move and narrate it from the person's views before and after: what of
         a closed trump shows is what the view holds (R2.4c), never the engine's state."""
         self.match.apply_action(action)
-        before, after = self.seen, self._look()
-        self.seen = after
-        phase = before.phase
-        if phase == Phase.TRUMP and before.trick and self.rules.trump_making is TrumpMaking.CLOSED:
-            if seat == self.human:
-                self.say(f"  {self.who(seat)} chooses {self.move(action)} in secret (closed trump)")
-            else:
-                self.say(f"  {self.who(seat)} cannot follow and chooses a trump in secret")
-        elif phase == Phase.TRUMP:
-            self.say(f"  {self.who(seat)} names trump: {self.suit(action - TRUMP_OFFSET)}")
-        elif phase == Phase.BID:
-            self.say(f"  {self.who(seat)}: {self.move(action)}")
-        else:
-            self.say(f"  {self.who(seat)} plays {self.card(action)}")
-        if phase == Phase.PLAY and before.trump_maker < 0 <= after.trump_maker:
-            self.say(f"  {self.who(seat)} could not follow: {self.suit(after.trump)} is trump now")
-        if phase == Phase.BID and after.phase != Phase.BID:
-            if after.contract is not None:
-                s, t, su = after.contract
-                self.say(f"  Bidding over: {self.who(s)} plays {t} tricks with {self.suit(su)} trump and leads.")
-            else:
-                self.say(f"  Everyone passed: {self.who(after.to_act)} takes 7 and names trump.")
-        if before.trump_maker >= 0 and not before.trump_in_force and after.trump_in_force:
-            self.say(f"  {self.who(after.trump_maker)} reveals the closed trump: {self.suit(after.trump)}")
-        if len(after.history) > len(before.history):
-            self._trick_done(before, after)
-        if before.cards_undealt and not after.cards_undealt:
-            self.say(f"  Eight more cards each are dealt. Your hand: {hand_text(after.hand, self.symbols)}")
-        if after.phase == Phase.DONE:
-            self._hand_done(after)
-
-    def _trick_done(self, before: PlayerView, after: PlayerView) -> None:
-        leader, cards, winner = after.history[-1]
-        self.say(f"  Trick {len(after.history)}: {self.cards_of(leader, cards)}  -> won by {self.who(winner)}")
-        gained = [after.tens[i] - before.tens[i] for i in range(2)]
-        if self.rules.has_middle:
-            if after.takes and after.takes[-1][0] == len(after.history):
-                _t, taker, count = after.takes[-1]
-                tens = plural(gained[side_of(taker)], "ten")
-                self.say(f"  {self.who(taker)} takes the middle: {plural(count, 'card')}, {tens}")
-            elif after.middle:
-                self.say(
-                    f"  Middle: {plural(len(after.middle), 'card')}, {plural(after.middle_tens, 'ten')}; "
-                    f"seat {after.last_winner} takes it by winning the next trick (R1.5)"
-                )
-        elif self.rules.tens_scoring and any(gained):
-            side = 0 if gained[0] else 1
-            self.say(f"  Side {side} captures {plural(gained[side], 'ten')}")
-
-    def _hand_done(self, view: PlayerView) -> None:
-        summary = self.match.summaries[-1]  # the hand's public result
-        mine = side_of(self.human)
-        self.say("")
-        self.say(f"--- Hand {view.hands_completed} over ---")
-        if view.contract is not None:
-            s, t, su = view.contract
-            self.say(f"  contract: {t}{self.suit(su)} by seat {s} (side {side_of(s)})")
-        self.say("  " + self.hand_score_row(view.tricks, view.tens))
-        w = summary.hand_winner
-        if w is None:
-            self.say("  No winner this hand.")
-        else:
-            self.say(f"  Side {w} wins the hand ({'your side' if w == mine else 'the opponents'}).")
-        if summary.kot is not None:
-            extra = "" if shows_kots(self.rules) else " (one more point)"
-            self.say(f"  Kot for side {summary.kot}!{extra}")
-        self.say("  " + self.match_score_row(view))
-        if view.match_winner is not None:
-            if view.match_winner == DRAWN:
-                self.say("=== The match is drawn. ===")
-            else:
-                result = "you win" if view.match_winner == mine else "you lose"
-                self.say(f"=== Side {view.match_winner} wins the match: {result}. ===")
+        before, self.seen = self.seen, self._look()
+        summary = self.match.summaries[-1] if self.seen.phase == Phase.DONE else None
+        self.narrator.after_move(seat, action, before, self.seen, summary)
 
     # ------------------------------------------------------------------ the person
     def _moves_text(self, legal: Sequence[int]) -> str:
         items = [f"{i}) {self.move(a)}" for i, a in enumerate(legal, 1)]
         return "\n".join("  " + "   ".join(items[k : k + 8]) for k in range(0, len(items), 8))
 
-    def _situation(self) -> str:
-        hand = self.match.hand
-        if hand.phase == Phase.BID:
-            high = f"the highest bid is {hand.high_bid}" if hand.high_bid >= 7 else "no bid yet"
-            return f"Your bid ({high}): bid:N plus a suit, N from 7 to 13, or pass."
-        if hand.phase == Phase.TRUMP:
-            ctx = hand.trump_context
-            if ctx == TrumpContext.VOID and self.rules.trump_making is TrumpMaking.CLOSED:
-                return "You cannot follow suit: choose a trump suit in secret (revealed when you next cannot follow)."
-            if ctx == TrumpContext.VOID:
-                return "You cannot follow suit: name the trump suit, then play any card."
-            if ctx == TrumpContext.ALL_PASS:
-                return "Everyone passed: you take 7 tricks; name the trump suit."
-            return "Name the trump suit."
-        if hand.led >= 0:
-            return f"Your card ({_SUIT_NAMES[SUIT_LETTERS[hand.led]]} {self.suit(hand.led)} led):"
-        return "Your lead:"
-
     def _show(self, legal: Sequence[int]) -> None:
         self.say("")
         self.say(self.table())
-        self.say(self._situation())
+        self.say(self.narrator.your_turn(self._look()))
         self.say(self._moves_text(legal))
 
     def leave(self, why: Left, message: str) -> None:
@@ -565,6 +312,44 @@ class TerminalGame:
                 raise _Leaving
             assert isinstance(move, int)
             return move
+
+
+class _Commentary(Narrator):
+    """The shared narration, printed as it happens, with the terminal's words for seats
+    (``seat 2 (partner, hard)``), cards and suits (letters, or ``--symbols``); the
+    person's hand after each deal, and the score rows after each hand."""
+
+    def __init__(self, game: TerminalGame) -> None:
+        super().__init__(game.rules, game.human)
+        self.game = game
+        for s, spec in game.specs.items():
+            self.names[s] = f"seat {s} ({relation(s, game.human)}, {spec})"
+
+    def say(self, text: str) -> None:
+        self.game.say("  " + text)
+
+    def card(self, card: int) -> str:
+        return self.game.move(card)
+
+    def suit(self, suit: int) -> str:
+        return suit_label(suit, self.game.symbols)
+
+    def your_hand(self, view: PlayerView) -> str:
+        return f"Your hand: {hand_text(view.hand, self.game.symbols)}"
+
+    def more_dealt(self, after: PlayerView) -> None:
+        self.say(f"Eight more cards each are dealt. {self.your_hand(after)}")
+
+    def after_deal(self, view: PlayerView, hand_no: int) -> None:
+        self.game.say()
+        super().after_deal(view, hand_no)
+        self.say(self.your_hand(view))
+
+    def _hand_done(self, after: PlayerView, summary: HandSummary) -> None:
+        self.game.say()
+        self.say(hand_score_row(after, self.human))
+        self.say(match_score_row(after, self.human))
+        super()._hand_done(after, summary)
 
 
 class _Parser(argparse.ArgumentParser):

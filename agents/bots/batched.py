@@ -8,7 +8,7 @@ observation and the mask, so it sees exactly what the seat may know (R0.6).
 These are *not* the view-based bots of :mod:`agents.bots.heuristic` and do not share their
 names: ``easy`` and ``hard`` name those bots only.
 
-* :class:`RandomPolicy` - a uniformly random legal action.
+* :class:`~dehla_env.vector.wrappers.RandomPolicy` - a uniformly random legal action.
 * :class:`TenSafePolicy` (``tensafe``) - a random legal card, but it never throws a ten
   into a trick the other side is winning while it holds another legal card. Trump: its
   longest suit. Bidding: passes.
@@ -51,20 +51,11 @@ from dehla_env.encoding import layout_for
 from dehla_env.seats import side_of
 from dehla_env.tricks import LED_KEY, trick_keys
 from dehla_env.vector import BatchPolicy, random_legal
+from dehla_env.vector.wrappers import RandomPolicy
 
 _SUIT = suit_of(np.arange(NUM_CARDS))
 _RANK = rank_of(np.arange(NUM_CARDS))
 _IS_TEN = _RANK == TEN_RANK
-
-
-class RandomPolicy:
-    """A uniformly random legal action."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return random_legal(mask, self.rng)
 
 
 class _Reader:

@@ -9,5 +9,6 @@ versioned deal sets; :mod:`.duel` one duplicate deal played both ways round;
 :mod:`.pool` the worker processes; :mod:`.run` duels and round robins
 (:func:`.run.run_duel`); :mod:`.results` their records and figures; :mod:`.stats` the
 intervals and ratings; :mod:`.ladder` the published reference ladders; :mod:`.plot`
-the ladder picture; :mod:`.command_line` the arguments the duel commands share.
+the ladder picture; :mod:`.command_line` the arguments the duel commands share;
+:mod:`.narrate` a match told in words, as one seat sees it (the web's log, the terminal game).
 """

@@ -24,7 +24,7 @@ move after a short delay (``--bot-delay``). Every finished or abandoned game is 
 as an R6 record in ``--record-dir`` (:mod:`.records`), which ``python -m
 dehla_env.replay FILE`` plays back.
 
-Modules: :mod:`.game` (one match: engine, bots, record), :mod:`.narrate` (the log),
+Modules: :mod:`.game` (one match: engine, bots, record; its log is :mod:`agents.playing.narrate`),
 :mod:`.table` (the page's JSON), :mod:`.meta` (the setup form's choices),
 :mod:`.records` (R6 files), :mod:`.bots` (the bot catalogue, and bots that think in
 a child process that can be stopped), :mod:`.guard` (hosts, origins, sizes and rates),

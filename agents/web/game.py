@@ -32,8 +32,8 @@ import numpy as np
 
 from agents.base import Agent
 from agents.playing.deals import bot_seed
+from agents.playing.narrate import Narrator
 from agents.registry import make_agent
-from agents.web.narrate import Narrator
 from dehla_env.actions import action_text, parse_action
 from dehla_env.cards import card_text, cards_text
 from dehla_env.engine import MatchState, Phase
@@ -115,7 +115,7 @@ class WebGame:
         self.version = 0  # bumped by every change, so a page can tell a stale state
         self.saved_to: str | None = None  # the record's file once saved
         self.ended: str | None = None  # "finished" or "abandoned" once saved
-        self.narrator = Narrator(self.rules, self.human, self.specs)
+        self.narrator = Narrator(self.rules, self.human)
         self.deck_source = deck_source
         self._deal()
 

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 from typing import Any, assert_never
 
+from agents.playing.narrate import hand_reason, high_bid
 from agents.web.game import WebGame
-from agents.web.narrate import SUIT_SYMBOLS, hand_reason, plural, pretty_suit
-from dehla_env.actions import BID_OFFSET, MAX_BID, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET, action_text, bid_of
+from dehla_env.actions import BID_OFFSET, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET, action_text, bid_of
 from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
 from dehla_env.engine import Phase
+from dehla_env.render import SUIT_NAMES, SUIT_SYMBOLS, plural, suit_label
 from dehla_env.rules import MatchScoring, Rules, TrumpMaking
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView
 
-SUIT_NAMES = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}
 HAND_SUIT_ORDER = (3, 2, 0, 1)  # spades, hearts, clubs, diamonds: black and red alternate
 
 
@@ -95,11 +95,6 @@ def target_text(rules: Rules) -> str:
             assert_never(rules.match_scoring)
 
 
-def _high_bid(view: PlayerView) -> tuple[int, int] | None:
-    bids = [(s, a) for s, a in view.bids if a != PASS_ACTION]
-    return bids[-1] if bids else None
-
-
 def _trump_json(view: PlayerView) -> dict[str, Any]:
     if view.trump_hidden:
         state = "hidden"  # R2.4c: chosen by someone else, not revealed
@@ -116,7 +111,7 @@ def _trump_json(view: PlayerView) -> dict[str, Any]:
         "state": state,
         "suit": suit,
         "symbol": SUIT_SYMBOLS[suit] if suit else None,
-        "name": SUIT_NAMES[suit] if suit else None,
+        "name": SUIT_NAMES[suit].capitalize() if suit else None,
         "maker": view.trump_maker if view.trump_maker >= 0 else None,
         "draw_card": card_json(view.draw_card) if view.draw_card >= 0 else None,
     }
@@ -126,10 +121,11 @@ def _actions(view: PlayerView) -> list[dict[str, Any]]:
     """The non-card decisions of the phase (all shown, the legal ones enabled)."""
     legal = set(view.legal_actions)
     if view.phase == Phase.TRUMP and legal:
+        names = [f"{suit_label(s, True)} {SUIT_NAMES[SUIT_LETTERS[s]].capitalize()}" for s in range(4)]
         return [
             {
                 "move": action_text(a),
-                "label": f"{SUIT_SYMBOLS[SUIT_LETTERS[a - TRUMP_OFFSET]]} {SUIT_NAMES[SUIT_LETTERS[a - TRUMP_OFFSET]]}",
+                "label": names[a - TRUMP_OFFSET],
                 "kind": "trump",
                 "red": SUIT_LETTERS[a - TRUMP_OFFSET] in "DH",
                 "legal": a in legal,
@@ -143,7 +139,7 @@ def _actions(view: PlayerView) -> list[dict[str, Any]]:
             out.append(
                 {
                     "move": action_text(a),
-                    "label": f"{tricks}{pretty_suit(suit)}",
+                    "label": f"{tricks}{suit_label(suit, True)}",
                     "kind": "bid",
                     "red": suit in (1, 2),
                     "legal": a in legal,
@@ -168,36 +164,7 @@ def _prompt(game: WebGame, view: PlayerView) -> str:
         who = names[view.to_act]
         doing = {Phase.BID: "to bid", Phase.TRUMP: "to make trump"}.get(view.phase, "to play")
         return f"Waiting for {who} {doing}…"
-    rules = game.rules
-    if view.phase == Phase.BID:
-        high = _high_bid(view)
-        high_text = f"{action_text(high[1])[4:]} by {names[high[0]]}" if high else "none yet"
-        return f"Your bid: {MIN_BID} to {MAX_BID} tricks with a trump suit, or pass. Highest so far: {high_text}."
-    if view.phase == Phase.TRUMP:
-        match rules.trump_making:  # the engine asks for trump at these moments only
-            case TrumpMaking.CLOSED:
-                return (
-                    "You cannot follow suit: choose a trump in secret; "
-                    "it is revealed the next time you cannot follow (R2.4c)."
-                )
-            case TrumpMaking.NAMED:
-                return "You cannot follow suit: name the trump suit, then play any card (R2.4d)."
-            case TrumpMaking.BIDDING:
-                return "Everyone passed: you must take 7 tricks. Name the trump suit (R4.2)."
-            case TrumpMaking.OPEN:
-                return "Name the trump suit for this hand (R2.4b)."
-            case TrumpMaking.CHOSEN | TrumpMaking.FIRST_VOID:  # first-void makes no trump decision (R1.4)
-                return "Name the trump suit from your first five cards."
-            case _:
-                assert_never(rules.trump_making)
-    if view.led_suit < 0:
-        return "Your lead: play any card."
-    led = SUIT_LETTERS[view.led_suit]
-    if any(suit_of(a) == view.led_suit for a in view.legal_actions):
-        return f"Follow suit: {SUIT_SYMBOLS[led]} {SUIT_NAMES[led].lower()} led."
-    if rules.trump_making is TrumpMaking.FIRST_VOID and view.trump_maker < 0:
-        return f"You have no {SUIT_NAMES[led].lower()}: any card you play now makes its suit trump (R1.4)."
-    return f"You have no {SUIT_NAMES[led].lower()}: play any card."
+    return game.narrator.your_turn(view)
 
 
 def _plays(view: PlayerView, leader: int, cards: tuple[int, ...] | list[int]) -> list[dict[str, Any]]:
@@ -210,7 +177,7 @@ def _seats(game: WebGame, view: PlayerView) -> list[dict[str, Any]]:
     me = game.human
     last_bid: dict[int, str] = {}
     for s, a in view.bids:
-        last_bid[s] = "Pass" if a == PASS_ACTION else f"{bid_of(a)[0]}{pretty_suit(bid_of(a)[1])}"
+        last_bid[s] = "Pass" if a == PASS_ACTION else f"{bid_of(a)[0]}{suit_label(bid_of(a)[1], True)}"
     out = []
     for s in range(n):
         role = "you" if s == me else ("partner" if side_of(s) == side_of(me) else "opponent")
@@ -274,11 +241,11 @@ def table_state(game: WebGame) -> dict[str, Any]:
             "cards": [card_json(c) for c in view.middle],
             "taker": view.last_winner if view.last_winner >= 0 and view.middle else None,
         }
-    high = _high_bid(view)
+    high = high_bid(view)
     contract = None
     if view.contract is not None:
         seat, tricks, suit = view.contract
-        contract = {"seat": seat, "tricks": tricks, "suit": SUIT_LETTERS[suit], "symbol": pretty_suit(suit)}
+        contract = {"seat": seat, "tricks": tricks, "suit": SUIT_LETTERS[suit], "symbol": suit_label(suit, True)}
     hand_no = view.hands_completed + (0 if view.phase == Phase.DONE else 1)
     return {
         "id": game.id,

@@ -49,6 +49,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agents.bots.heuristic import HardAgent
+from agents.playing.narrate import Narrator
 from agents.registry import default_bot
 from agents.web.bots import BotCancelled, BotFailed, Catalogue, Thinker, decision_seed
 from agents.web.game import SetupError, WebGame
@@ -63,7 +64,6 @@ from agents.web.guard import (
     rules_field,
     seconds_field,
 )
-from agents.web.narrate import Narrator
 from agents.web.records import keep_record, record_of
 from agents.web.table import table_state
 from dehla_env.engine import HandSummary, MatchState, Phase
@@ -98,8 +98,8 @@ def public_view(match: MatchState) -> PlayerView:
 class PublicNarrator(Narrator):
     """The log as a spectator reads it: seats by number, sides by their seats, no "you"."""
 
-    def __init__(self, rules: Rules, specs: list[str]) -> None:
-        super().__init__(rules, -1, specs)
+    def __init__(self, rules: Rules) -> None:
+        super().__init__(rules, -1)
         self.names = [f"Seat {s}" for s in range(rules.players)]
 
     def side_name(self, side: int) -> str:
@@ -116,11 +116,11 @@ class TableNarrator(PublicNarrator):
     this one ignores the views it is handed and keeps each perspective's previous view
     itself, so no seat's log is ever made from another seat's cards."""
 
-    def __init__(self, rules: Rules, match: MatchState, specs: list[str]) -> None:
-        super().__init__(rules, specs)
+    def __init__(self, rules: Rules, match: MatchState) -> None:
+        super().__init__(rules)
         self.match = match
-        self.seats = [Narrator(rules, s, specs) for s in range(rules.players)]
-        self.public = PublicNarrator(rules, specs)
+        self.seats = [Narrator(rules, s) for s in range(rules.players)]
+        self.public = PublicNarrator(rules)
         self.before = self.views()
 
     def views(self) -> list[PlayerView]:
@@ -174,7 +174,7 @@ class SharedGame(WebGame):
         self.specs = list(kinds)
         self.bots = {s: self.build_bot(s, kind) for s, kind in enumerate(kinds) if kind != PERSON}
         self.changes: list[dict[str, Any]] = []  # seats given to a bot or to a person, for the record
-        self.narrator = TableNarrator(rules, self.match, self.specs)
+        self.narrator = TableNarrator(rules, self.match)
         self.narrator.after_deal(self.view(), self.match.hands_dealt)
 
     def play(self, text: Any, seat: int | None = None) -> None:

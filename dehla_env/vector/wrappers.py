@@ -64,10 +64,11 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return action
 
 
-class _RandomLegal:
-    """The seats without a policy: uniformly random legal moves from a seeded stream."""
+class RandomPolicy:
+    """A uniformly random legal action per row, from a seeded stream (here: the seats
+    without a policy; in :mod:`agents.bots.batched`: the ``random`` bot)."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -106,7 +107,7 @@ class LearnerVectorEnv:
             given: dict[int, Any] = {s: opponents.get(s) for s in others}
         else:
             given = {s: opponents for s in others}
-        random_seats = _RandomLegal(int(next(child).generate_state(1)[0]))
+        random_seats = RandomPolicy(int(next(child).generate_state(1)[0]))
         # one entry per distinct policy, shared by its seats
         groups: dict[int, tuple[BatchPolicy, list[int]]] = {}
         for s in others:

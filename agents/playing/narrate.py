@@ -1,35 +1,26 @@
-"""The hand's log, in words, as the person at the table sees it.
+"""The hand's log, in words, as the person at the table sees it (the web page's log,
+the terminal game's running commentary).
 
 Every line is made from two of the person's own views (before and after a step) and
 the step's public part, never from the engine's state: a bot's secret closed trump
 (R2.4c) is logged as "chooses a trump in secret" because the person's view does not
-hold its suit. The page shows the current hand's lines.
+hold its suit. An app words cards, suits and seats its own way by overriding
+:meth:`Narrator.card`, :meth:`Narrator.suit` and :attr:`Narrator.names`.
 """
 
 from __future__ import annotations
 
 from typing import assert_never
 
-from dehla_env.actions import PASS_ACTION, bid_of, is_bid, is_card, is_trump
+from dehla_env.actions import MAX_BID, MIN_BID, PASS_ACTION, TRUMP_OFFSET, bid_of, is_bid, is_card, is_trump
 from dehla_env.cards import SUIT_LETTERS, card_text, suit_of
 from dehla_env.engine import HandSummary, Phase
+from dehla_env.render import SUIT_NAMES, SUIT_SYMBOLS, plural, suit_label
 from dehla_env.rules import HandScoring, Rules, TrumpMaking
 from dehla_env.seats import side_of
 from dehla_env.view import PlayerView
 
-SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 MAX_LINES = 400  # older lines are dropped; the page shows one hand's worth
-
-
-def pretty_card(card: int) -> str:
-    """``TS`` -> ``10♠``: what a person reads on a card."""
-    text = card_text(card)
-    rank = "10" if text[0] == "T" else text[0]
-    return rank + SUIT_SYMBOLS[text[1]]
-
-
-def pretty_suit(suit: int) -> str:
-    return SUIT_SYMBOLS[SUIT_LETTERS[suit]]
 
 
 def seat_names(num_players: int, human: int) -> list[str]:
@@ -41,23 +32,36 @@ def seat_names(num_players: int, human: int) -> list[str]:
     return ["You" if s == human else f"Seat {s}" for s in range(num_players)]
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def high_bid(view: PlayerView) -> tuple[int, int] | None:
+    """The highest bid so far, ``(seat, action)``, or None (R4.2)."""
+    bids = [(s, a) for s, a in view.bids if a != PASS_ACTION]
+    return bids[-1] if bids else None
 
 
 class Narrator:
     """Appends log lines ``(hand number, text)`` as the game moves on."""
 
-    def __init__(self, rules: Rules, human: int, specs: list[str]) -> None:
+    def __init__(self, rules: Rules, human: int) -> None:
         self.rules = rules
         self.human = human
         self.names = seat_names(rules.players, human)
-        self.specs = specs
         self.lines: list[tuple[int, str]] = []
         self.hand_no = 0
 
     def who(self, seat: int) -> str:
         return self.names[seat]
+
+    def card(self, card: int) -> str:
+        """``TS`` -> ``10♠``: what a person reads on a card."""
+        text = card_text(card)
+        return ("10" if text[0] == "T" else text[0]) + SUIT_SYMBOLS[text[1]]
+
+    def suit(self, suit: int) -> str:
+        return suit_label(suit, symbols=True)
+
+    def more_dealt(self, after: PlayerView) -> None:
+        """The rest of a staged deal was given out (R0.3)."""
+        self.say("Eight more cards each are dealt.")
 
     def side_name(self, side: int) -> str:
         """A side as the subject of a sentence ("We win"); :meth:`side_object` after a verb."""
@@ -85,27 +89,26 @@ class Narrator:
     def after_draw(self, before: PlayerView, after: PlayerView) -> None:
         card = after.draw_card
         self.say(
-            f"Nobody was void in five tricks: {pretty_card(card)} is drawn, "
-            f"{pretty_suit(suit_of(card))} is trump (R1.4)."
+            f"Nobody was void in five tricks: {self.card(card)} is drawn, {self.suit(suit_of(card))} is trump (R1.4)."
         )
         if before.cards_undealt and not after.cards_undealt:
-            self.say("Eight more cards each are dealt.")
+            self.more_dealt(after)
 
     def after_move(
         self, seat: int, action: int, before: PlayerView, after: PlayerView, summary: HandSummary | None
     ) -> None:
         who = self.who(seat)
         if is_card(action):
-            self.say(f"{who} {'play' if seat == self.human else 'plays'} {pretty_card(action)}.")
+            self.say(f"{who} {'play' if seat == self.human else 'plays'} {self.card(action)}.")
             if before.trump_maker < 0 and after.trump_maker == seat and after.trump_in_force:
-                self.say(f"{who} could not follow: {pretty_suit(after.trump)} is trump now.")
+                self.say(f"{who} could not follow: {self.suit(after.trump)} is trump now.")
         elif is_trump(action):
             self._trump(seat, action, before, after)
         elif action == PASS_ACTION:
             self.say(f"{who} {'pass' if seat == self.human else 'passes'}.")
         elif is_bid(action):
             tricks, suit = bid_of(action)
-            self.say(f"{who} {'bid' if seat == self.human else 'bids'} {tricks}{pretty_suit(suit)}.")
+            self.say(f"{who} {'bid' if seat == self.human else 'bids'} {tricks}{self.suit(suit)}.")
         if before.phase == Phase.BID and after.phase != Phase.BID:
             self._bidding_over(after)
         if (
@@ -114,25 +117,59 @@ class Narrator:
             and after.trump_in_force
             and not is_trump(action)
         ):
-            self.say(
-                f"{self.who(after.trump_maker)} cannot follow again: the closed trump is {pretty_suit(after.trump)}."
-            )
+            trump = self.suit(after.trump)
+            self.say(f"{self.who(after.trump_maker)} cannot follow again: the closed trump is {trump}.")
         if len(after.history) > len(before.history):
             self._trick_done(before, after)
         if before.cards_undealt and not after.cards_undealt:
-            self.say("Eight more cards each are dealt.")
+            self.more_dealt(after)
         if summary is not None:
             self._hand_done(after, summary)
+
+    def your_turn(self, view: PlayerView) -> str:
+        """What the person is asked to do now, with the rule behind the choice."""
+        rules = self.rules
+        if view.phase == Phase.BID:
+            high = high_bid(view)
+            high_text = (
+                f"{bid_of(high[1])[0]}{self.suit(bid_of(high[1])[1])} by {self.who(high[0])}" if high else "none yet"
+            )
+            return f"Your bid: {MIN_BID} to {MAX_BID} tricks with a trump suit, or pass. Highest so far: {high_text}."
+        if view.phase == Phase.TRUMP:
+            match rules.trump_making:  # the engine asks for trump at these moments only
+                case TrumpMaking.CLOSED:
+                    return (
+                        "You cannot follow suit: choose a trump in secret; "
+                        "it is revealed the next time you cannot follow (R2.4c)."
+                    )
+                case TrumpMaking.NAMED:
+                    return "You cannot follow suit: name the trump suit, then play any card (R2.4d)."
+                case TrumpMaking.BIDDING:
+                    return "Everyone passed: you must take 7 tricks. Name the trump suit (R4.2)."
+                case TrumpMaking.OPEN:
+                    return "Name the trump suit for this hand (R2.4b)."
+                case TrumpMaking.CHOSEN | TrumpMaking.FIRST_VOID:  # first-void makes no trump decision (R1.4)
+                    return "Name the trump suit from your first five cards."
+                case _:
+                    assert_never(rules.trump_making)
+        if view.led_suit < 0:
+            return "Your lead: play any card."
+        led = f"{self.suit(view.led_suit)} {SUIT_NAMES[SUIT_LETTERS[view.led_suit]]}"
+        if any(suit_of(a) == view.led_suit for a in view.legal_actions):
+            return f"Follow suit: {led} led."
+        if rules.trump_making is TrumpMaking.FIRST_VOID and view.trump_maker < 0:
+            return f"You have no {led}: any card you play now makes its suit trump (R1.4)."
+        return f"You have no {led}: play any card."
 
     def _trump(self, seat: int, action: int, before: PlayerView, after: PlayerView) -> None:
         who = self.who(seat)
         if self.rules.trump_making is TrumpMaking.CLOSED and before.trick:
             if seat == self.human:
-                self.say(f"You choose {pretty_suit(after.trump)} as the closed trump, in secret (R2.4c).")
+                self.say(f"You choose {self.suit(after.trump)} as the closed trump, in secret (R2.4c).")
             else:
                 self.say(f"{who} cannot follow and chooses a trump in secret (R2.4c).")
             return
-        suit = pretty_suit(action - 52)
+        suit = self.suit(action - TRUMP_OFFSET)
         verb = "name" if seat == self.human else "names"
         if before.trick:
             self.say(f"{who} cannot follow and {verb} {suit} trump.")
@@ -144,7 +181,7 @@ class Narrator:
             seat, tricks, suit = after.contract
             lead = "lead" if seat == self.human else "leads"
             who = self.who(seat)
-            self.say(f"Contract: {tricks}{pretty_suit(suit)} by {who} ({tricks} tricks to make); {who} {lead}.")
+            self.say(f"Contract: {tricks}{self.suit(suit)} by {who} ({tricks} tricks to make); {who} {lead}.")
         else:
             self.say(f"Everyone passed: {self.who(after.to_act)} must take 7 tricks and names trump (R4.2).")
 
@@ -217,4 +254,4 @@ def hand_reason(rules: Rules, view: PlayerView, winner: int | None) -> str:
             assert_never(rules.hand_scoring)
 
 
-__all__ = ["SUIT_SYMBOLS", "Narrator", "hand_reason", "pretty_card", "pretty_suit", "seat_names"]
+__all__ = ["Narrator", "hand_reason", "high_bid", "seat_names"]
