@@ -316,14 +316,14 @@ class TerminalGame:
 
 class _Commentary(Narrator):
     """The shared narration, printed as it happens, with the terminal's words for seats
-    (``seat 2 (partner, hard)``), cards and suits (letters, or ``--symbols``); the
+    (``Seat 2 (partner, hard)``), cards and suits (letters, or ``--symbols``); the
     person's hand after each deal, and the score rows after each hand."""
 
     def __init__(self, game: TerminalGame) -> None:
         super().__init__(game.rules, game.human)
         self.game = game
         for s, spec in game.specs.items():
-            self.names[s] = f"seat {s} ({relation(s, game.human)}, {spec})"
+            self.names[s] = f"Seat {s} ({relation(s, game.human)}, {spec})"
 
     def say(self, text: str) -> None:
         self.game.say("  " + text)
