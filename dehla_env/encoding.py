@@ -627,7 +627,6 @@ class ObservationEncoder:
             self._reset(board, h)
         buf = board.buf
         # ---- this seat's own row
-        trump_seen = visible_trump(h, seat)
         if not self._copies:  # the cards that came or went since this seat's last call
             own_mask = own_hand_mask(h, seat)
             diff = own_mask ^ board.own_mask[seat]
@@ -637,8 +636,7 @@ class ObservationEncoder:
                     for c in cards_in(diff):
                         buf[o + c] = 1.0 if own_mask >> c & 1 else 0.0
                 else:  # the usual change: one card played
-                    c = diff.bit_length() - 1
-                    buf[o + c] = 1.0 if own_mask & diff else 0.0
+                    buf[o + diff.bit_length() - 1] = 1.0 if own_mask & diff else 0.0
                 board.own_mask[seat] = own_mask
         else:  # R2.8: a card's entry counts its copies, one per layer that holds it
             layers = own_hand_layers(h, seat)
@@ -648,6 +646,7 @@ class ObservationEncoder:
                     for c in cards_in(now ^ was):
                         buf[o + c] += 1.0 if now >> c & 1 else -1.0
             board.own_layers[seat] = layers
+        trump_seen = visible_trump(h, seat)
         if trump_seen != board.own_trump[seat]:  # trump as this seat knows it (R2.4c)
             o = self.o_tsuit + seat * 4
             t = self.o_tstate + seat * 4
@@ -662,37 +661,25 @@ class ObservationEncoder:
                 buf[t + (1 if in_force else 2)] = 1.0
             board.own_trump[seat] = trump_seen
         # the match values change between hands only (written once per seat and hand)
-        hands_completed = match.hands_completed
-        if hands_completed != board.own_match[seat]:
+        if match.hands_completed != board.own_match[seat]:
             self._write_match(board, seat, match)
         # ---- the public slices, in absolute seats
         trick_cards = h.trick_cards
-        if (
-            trick_cards
-            and board.cards_seen == self.n * len(h.history) + len(trick_cards) - 1
-            and h.phase == _PLAY_PHASE
-            and board.phase == _PLAY_PHASE
-        ):
-            # the usual step: one more card in the trick, in the card phase before and
-            # after, so the tricks done, the deal, the bids and the leader stand; the
-            # card may have made trump (R1.4) or the trump may have been revealed (R2.4c)
-            self._one_more_card(board, h)
+        m = len(trick_cards)
+        behind = self.n * len(h.history) + m - board.cards_seen  # cards played since the last call
+        if behind == 1 and h.phase == _PLAY_PHASE and board.phase == _PLAY_PHASE:
+            # the usual step: one more card, in the card phase before and after, so the
+            # deal (but for a completed trick's), the bids and the leader stand; the card
+            # may have made trump (R1.4) or the trump may have been revealed (R2.4c)
+            if m:
+                self._one_more_card(board, h, buf, trick_cards, m - 1)
+            else:
+                self._last_card(board, h)
+                undealt = cards_undealt(h)
+                if undealt != board.undealt:
+                    self._set_undealt(board, h, undealt)
             if h.trump_maker != board.maker:
                 self._set_maker(board, h.trump_maker)
-        elif (
-            not trick_cards
-            and board.cards_seen == self.n * len(h.history) - 1
-            and h.phase == _PLAY_PHASE
-            and board.phase == _PLAY_PHASE
-        ):
-            # a trick completed by the last card, and play goes on: the deal may go on
-            # (R0.3 staged deal), and the card may have made trump (R1.4)
-            self._last_card(board, h)
-            if h.trump_maker != board.maker:
-                self._set_maker(board, h.trump_maker)
-            undealt = cards_undealt(h)
-            if undealt != board.undealt:
-                self._set_undealt(board, h, undealt)
         else:
             self._sync_public(board, h, visible_contract(h), cards_undealt(h))
 
@@ -763,12 +750,9 @@ class ObservationEncoder:
         board.buf[o : o + 8] = row
         board.own_match[seat] = match.hands_completed
 
-    def _one_more_card(self, board: _Board, h: Any) -> None:
-        """A card added to the trick in progress since the last call: its seat's
+    def _one_more_card(self, board: _Board, h: Any, buf: array, trick_cards: list[int], m: int) -> None:
+        """Card ``m`` of the trick in progress, added since the last call: its seat's
         ``played``, void (R0.4) and count, the trick, the suit led, the winner so far."""
-        buf = board.buf
-        trick_cards = h.trick_cards
-        m = len(trick_cards) - 1
         c = trick_cards[m]
         s = h.trick_seats[m]
         buf[self.o_played + s * NUM_CARDS + c] += 1.0
@@ -776,8 +760,8 @@ class ObservationEncoder:
         i = self.o_trick + s * NUM_CARDS + c
         buf[i] = 1.0
         board.trick.append(i)
-        board.cards_seen += 1
-        trump = h.trump
+        board.win_played = board.cards_seen = board.cards_seen + 1
+        trump = board.win_trump = h.trump
         if m == 0:  # the lead
             self._set_one(board, _LED, self.o_led + h.led)
             self._set_one(board, _WINNER, self.o_win + s)
@@ -787,8 +771,6 @@ class ObservationEncoder:
                 buf[self.o_voids + s * 4 + led] = 1.0
             # the winner so far, with the trump in force now (R2.4c: maybe just revealed)
             self._set_one(board, _WINNER, self.o_win + h.trick_seats[trick_winner(trick_cards, trump)])
-        board.win_played = board.cards_seen
-        board.win_trump = trump
 
     def _last_card(self, board: _Board, h: Any) -> None:
         """The card that completed the last trick, and what the completion changed:

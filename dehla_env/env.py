@@ -281,19 +281,14 @@ class raw_env(AECEnv):
         info holds an all-zero mask. Only the two infos that change are rebuilt."""
         match = self.match
         assert match is not None
-        hand = match.hand
-        if hand.phase == _PLAY:  # the usual case: a seat plays a card (no chance, no end)
-            seat = hand.to_act
-            mask = self._mask = card_mask(hand.legal_card_mask())
-        elif self._episode_over():
+        if self._episode_over():
             self._mask = self._zero_mask
             for a in self.agents:
                 self.terminations[a] = True
                 self.infos[a] = {"action_mask": self._zero_mask}
             return
-        else:
-            seat = match.current_player()
-            mask = self._mask = self._legal_mask()
+        seat = match.current_player()
+        mask = self._mask = self._legal_mask()
         previous = self.agent_selection
         agent = self.agent_selection = self.possible_agents[seat]
         infos = self.infos
@@ -315,7 +310,9 @@ class raw_env(AECEnv):
         numpy integer scalars); anything else, like an illegal move, raises
         :class:`~dehla_env.errors.IllegalMoveError` and changes nothing (R5). A dead
         agent's only action is ``None`` (PettingZoo)."""
-        match = self._started("step()")
+        match = self.match
+        if match is None:
+            raise ResetNeededError("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -323,24 +320,29 @@ class raw_env(AECEnv):
         hands_before = match.hands_completed
         match.apply_action(action)  # integers only; IllegalMoveError names move, seat and rule (R5)
         self._cumulative_rewards[agent] = 0.0  # only once the move is accepted (R5)
-        self._steps += 1
         if self._paid:  # rewards are nonzero only on the step that ends a hand
             for a in self.agents:
                 self.rewards[a] = 0.0
             self._paid = False
-        if match.hands_completed > hands_before:
-            self._pay_hand_rewards()
-            self._paid = True
-        if match.hand.phase != _PLAY and match.is_chance():
-            self._advance_chance()
-        self._select_and_inform()
-        if (
-            self.max_cycles is not None
-            and self._steps >= self.max_cycles * self.num_players
-            and not any(self.terminations.values())
-        ):
-            for a in self.agents:
-                self.truncations[a] = True
+        hand = match.hand
+        if hand.phase == _PLAY:  # the usual step: a card played, and the next is due
+            mask = self._mask = card_mask(hand.legal_card_mask())  # as _select_and_inform
+            nxt = self.agent_selection = self.possible_agents[hand.to_act]
+            if nxt != agent:
+                self.infos[agent] = {"action_mask": self._zero_mask}
+            self.infos[nxt] = {"action_mask": mask}
+        else:
+            if match.hands_completed > hands_before:
+                self._pay_hand_rewards()
+                self._paid = True
+            if match.is_chance():
+                self._advance_chance()
+            self._select_and_inform()
+        if self.max_cycles is not None:
+            self._steps += 1
+            if self._steps >= self.max_cycles * self.num_players and not any(self.terminations.values()):
+                for a in self.agents:
+                    self.truncations[a] = True
         if self._paid:
             self._accumulate_rewards()
         if self.render_mode == "human":
@@ -372,10 +374,17 @@ class raw_env(AECEnv):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``, read once (the loop of every PettingZoo user calls it at
         every step)."""
-        match = self._started("last()")
+        match = self.match
+        if match is None:
+            raise ResetNeededError("last()")
         agent = self.agent_selection
+        if observe and not self.structured:  # the usual call, as _observe makes it
+            seat = self.agent_name_mapping[agent]
+            obs: Any = {"observation": self.encoder.encode(match, seat), "action_mask": self._mask.copy()}
+        else:
+            obs = self._observe(match, agent) if observe else None
         return (
-            self._observe(match, agent) if observe else None,
+            obs,
             self._cumulative_rewards[agent],
             self.terminations[agent],
             self.truncations[agent],

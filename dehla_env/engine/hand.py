@@ -383,7 +383,49 @@ class HandState:
             action = as_action_id(action, self.to_act)
         phase = self.phase
         if phase == _PLAY and 0 <= action < NUM_CARDS:
-            self._play_card(action)
+            card = action  # a card played, the hot path (inline, no call): validated first (R5)
+            seat = self.to_act
+            bit = 1 << card
+            hand = self.hands[seat]
+            if not hand & bit:
+                raise IllegalMoveError(card_text(card), seat, "card not in hand", "R5")
+            led = self.led
+            suit = card // NUM_RANKS  # suit_of, inline on the hot path (as below)
+            if led >= 0 and suit != led:
+                if hand & SUIT_MASKS[led]:
+                    raise IllegalMoveError(card_text(card), seat, f"must follow suit {SUIT_LETTERS[led]}", "R0.4")
+                if self._first_void and self.trump_suit < 0:
+                    # R1.4 / R2.4a: the first card played by a seat unable to follow makes
+                    # its suit trump, and is already a trump in this trick.
+                    self.trump = self.trump_suit = suit
+                    self.trump_maker = seat
+            # --- validated: mutate from here on
+            extra = self.extra
+            if extra is None:
+                self.hands[seat] = hand ^ bit
+            else:
+                layers = extra[seat]
+                if layers[1] & bit:
+                    layers[1] ^= bit
+                elif layers[0] & bit:
+                    layers[0] ^= bit
+                else:
+                    self.hands[seat] = hand ^ bit
+            self.hand_counts[seat] -= 1
+            self.played_mask |= bit
+            if led >= 0 and suit != led:
+                self.voids[seat] |= 1 << led
+            self.events.append((seat, card))
+            if led < 0:
+                self.led = suit
+            self.trick_seats.append(seat)
+            self.trick_cards.append(card)
+            if len(self.trick_cards) == self.n:
+                self._finish_trick()
+            elif self._void_choice:
+                self._next_player((seat + 1) % self.n)
+            else:
+                self.to_act = (seat + 1) % self.n
             return
         if not 0 <= action < NUM_ACTIONS:
             raise IllegalMoveError(str(action), self.to_act, "no such action", "R5")
@@ -408,51 +450,9 @@ class HandState:
         self.phase = phase
         self.to_act = seat
 
-    def _play_card(self, card: int) -> None:
-        seat = self.to_act
-        bit = 1 << card
-        hand = self.hands[seat]
-        if not hand & bit:
-            raise IllegalMoveError(card_text(card), seat, "card not in hand", "R5")
-        led = self.led
-        suit = card // NUM_RANKS  # suit_of, inline on the hot path (as below)
-        if led >= 0 and suit != led:
-            if hand & SUIT_MASKS[led]:
-                raise IllegalMoveError(card_text(card), seat, f"must follow suit {SUIT_LETTERS[led]}", "R0.4")
-            if self._first_void and self.trump_suit < 0:
-                # R1.4 / R2.4a: the first card played by a seat unable to follow makes
-                # its suit trump, and is already a trump in this trick.
-                self.trump = self.trump_suit = suit
-                self.trump_maker = seat
-        # --- validated: mutate from here on
-        extra = self.extra
-        if extra is None:
-            self.hands[seat] = hand ^ bit
-        else:
-            layers = extra[seat]
-            if layers[1] & bit:
-                layers[1] ^= bit
-            elif layers[0] & bit:
-                layers[0] ^= bit
-            else:
-                self.hands[seat] = hand ^ bit
-        self.hand_counts[seat] -= 1
-        self.played_mask |= bit
-        if led >= 0 and suit != led:
-            self.voids[seat] |= 1 << led
-        self.events.append((seat, card))
-        if led < 0:
-            self.led = suit
-        self.trick_seats.append(seat)
-        self.trick_cards.append(card)
-        if len(self.trick_cards) == self.n:
-            self._finish_trick()
-        else:
-            self._next_player((seat + 1) % self.n)
-
     def _next_player(self, seat: int) -> None:
         self.to_act = seat
-        if self._void_choice and not self.hands[seat] & SUIT_MASKS[self.led]:
+        if not self.hands[seat] & SUIT_MASKS[self.led]:
             if self.trump_suit < 0:
                 # R2.4c/d: the first seat unable to follow makes trump before its card.
                 self.trump_context = TrumpContext.VOID
