@@ -164,22 +164,16 @@ class OpponentPool:
         def seed() -> int:
             return int(rng.integers(2**31))
 
-        def bot(kind: str) -> BatchPolicy:
-            name, eps = parse_kind(kind)
-            bot_seed = seed()
-            player = make_batched_policy(name, rules.players, bot_seed)
-            return player if eps == 0 else NoisyPolicy(player, eps, bot_seed)
-
         out: list[BatchPolicy | ScalarOpponent | None] = [None]
-        out += [bot(kind) for kind in self.bots]
-        for kind in self.agents:
-            spec, eps = parse_kind(kind)
-            agent_seed = seed()
-            agent = make_agent(spec, rules, agent_seed)
-            if isinstance(agent, PolicyAgent) and not (agent.sample or agent.relabel):  # the moves it makes
-                out.append(GreedyBatch(agent.net) if eps == 0 else NoisyPolicy(GreedyBatch(agent.net), eps, agent_seed))
+        for kind in self.bots + self.agents:  # a greedy policy:NAME plays as one batch: the moves it makes
+            name, eps = parse_kind(kind)
+            s = seed()
+            agent = None if kind in self.bots else make_agent(name, rules, s)
+            if agent is None or (isinstance(agent, PolicyAgent) and not (agent.sample or agent.relabel)):
+                player = make_batched_policy(name, rules.players, s) if agent is None else GreedyBatch(agent.net)
+                out.append(player if eps == 0 else NoisyPolicy(player, eps, s))
             else:
-                out.append(ScalarOpponent(spec, rules, agent_seed, eps))
+                out.append(ScalarOpponent(name, rules, s, eps))
         out.append(None if self.imitation is None else TorchPolicy(frozen(self.imitation), seed=seed()))
         out += [TorchPolicy(frozen(s), seed=seed()) for s in self.snapshots]
         return out
