@@ -403,15 +403,17 @@ def partners() -> str:
 
 
 def exploitability() -> str:
-    """Per target: the start network's share against it at minute 0, the best response's
-    share after the training budget, the gain, and the curve between (share at minutes)."""
+    """Per target: the start network's share against it at minute 0 (and the trainer
+    settings changed, if any), the best response's share after the training budget, the
+    gain, and the curve between (share at minutes)."""
     rows = []
     for r in load("exploitability")["records"]:
         t = r["training"]
         curve = ", ".join(f"{share(p['figure'])} at {number(p['minutes'])}" for p in r["curve"][1:-1])
+        start = ", ".join(f"`{s}`" for s in (r["start"], *t.get("overrides", [])))
         rows.append(
             [
-                agent(r["target"]), ruleset(r), f"`{r['start']}`", share(r["start_figure"]), f"**{figure_ci(r)}**",
+                agent(r["target"]), ruleset(r), start, share(r["start_figure"]), f"**{figure_ci(r)}**",
                 signed(r["gain"], 3), deals_seed(r), curve, f"{t['updates']} in {number(t['minutes'])}",
                 f"{sum(t['load']) / len(t['load']):.1f}",
             ]
