@@ -402,6 +402,29 @@ def partners() -> str:
     return table(header, rows, "l" + "r" * (len(header) - 1))
 
 
+def exploitability() -> str:
+    """Per target: the start network's share against it at minute 0 (and the trainer
+    settings changed, if any), the best response's share after the training budget, the
+    gain, and the curve between (share at minutes)."""
+    rows = []
+    for r in load("exploitability")["records"]:
+        t = r["training"]
+        curve = ", ".join(f"{share(p['figure'])} at {number(p['minutes'])}" for p in r["curve"][1:-1])
+        start = ", ".join(f"`{s}`" for s in (r["start"], *t.get("overrides", [])))
+        rows.append(
+            [
+                agent(r["target"]), ruleset(r), start, share(r["start_figure"]), f"**{figure_ci(r)}**",
+                signed(r["gain"], 3), deals_seed(r), curve, f"{t['updates']} in {number(t['minutes'])}",
+                f"{sum(t['load']) / len(t['load']):.1f}",
+            ]
+        )  # fmt: skip
+    header = [
+        "target", "ruleset", "best response starts from", "minute 0", "best response [95% CI]", "gain",
+        "deals (seed)", "between (share at minute)", "updates in minutes", "load (2 cores)",
+    ]  # fmt: skip
+    return table(header, rows, "lllrrrrlrr")
+
+
 def tables() -> dict[str, Callable[[], str]]:
     """Every table by block name. A findings group ``G`` is the block ``findings-G``."""
     named: dict[str, Callable[[], str]] = {
@@ -414,6 +437,7 @@ def tables() -> dict[str, Callable[[], str]]:
         "crossplay": crossplay,
         "crossplay-summary": crossplay_summary,
         "partners": partners,
+        "exploitability": exploitability,
     }
     for g in load("findings")["groups"]:
         named[f"findings-{g['id']}"] = findings(g["id"])

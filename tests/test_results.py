@@ -304,3 +304,27 @@ def test_the_partner_records_agree_with_their_commands_networks_and_scores() -> 
         for name in r["candidates"]:
             mean, lo, hi = TABLES.held_out_score(r, name)
             assert r["held_out_score"][name] == {"figure": mean, "interval": [lo, hi]}, name
+
+
+def test_the_exploitability_records_agree_with_their_commands_networks_and_curves() -> None:
+    """Each best-response record (``benchmarks/exploitability.py``): its command names
+    its target, start, budget, deals and seed; the shipped networks it played have the
+    hashes they were measured with; the curve runs from the start network at minute 0
+    to the final figure, every point inside its interval, and the gain is their
+    difference."""
+    for r in TABLES.load("exploitability")["records"]:
+        words, flags = shlex.split(r["command"]), _flags(r["command"])
+        assert words[:2] == ["python", "benchmarks/exploitability.py"], r["id"]
+        assert flags["--target"][0] == r["target"] and int(flags["--seed"][0]) == r["seed"], r["id"]
+        assert int(flags["--deals"][0]) == r["deals"], r["id"]
+        assert float(flags["--minutes"][0]) == r["training"]["budget_minutes"], r["id"]
+        assert f"policy:{flags.get('--start', [r['target'].removeprefix('policy:')])[0]}" == r["start"], r["id"]
+        assert set(r["checkpoints"]) == set(_networks({"a": r["start"], "b": r["target"]})), r["id"]
+        for path, digest in r["checkpoints"].items():
+            assert _sha256(ROOT / path) == digest, (r["id"], path)
+        first, last = r["curve"][0], r["curve"][-1]
+        assert (first["minutes"], first["updates"], first["figure"]) == (0.0, 0, r["start_figure"]), r["id"]
+        assert (last["figure"], last["interval"], last["deals"]) == (r["figure"], r["interval"], r["deals"]), r["id"]
+        assert last["updates"] == r["training"]["updates"] and r["gain"] == round(r["figure"] - r["start_figure"], 3)
+        for p in r["curve"]:
+            assert 0.0 <= p["interval"][0] <= p["figure"] <= p["interval"][1] <= 1.0, (r["id"], p)

@@ -260,3 +260,30 @@ def test_a_noisy_kind_names_its_player_and_probability() -> None:
     assert parse_kind("noisy:search:k=8,depth=3,eps=0.25") == ("search:k=8,depth=3", 0.25)
     pool = OpponentPool({"self": 1.0, "noisy:hard,eps=0.3": 1.0, "noisy:cardsense,eps=0.1": 1.0})
     assert pool.slot_names()[:3] == ["self", "noisy:cardsense,eps=0.1", "noisy:hard,eps=0.3"]
+
+
+def test_a_greedy_policy_opponent_plays_as_one_batch_the_moves_its_agent_makes() -> None:
+    """A shipped network as the opponent (``policy:dehla``) plays its seats as one batch
+    (its greedy move per row): the same rollout, move for move, as its agent on a scalar
+    mirror of every game. Sampling or relabelling, it stays an agent on a mirror."""
+    from agents.nets.agent import GreedyBatch
+    from agents.training.pool import ScalarOpponent
+
+    rules = make_rules("dehla")
+    rollouts = []
+    for batched in (True, False):
+        env = VectorEnv(rules, num_envs=8, autoreset_mode="same_step", final_obs=False, copy=False)
+        pool = OpponentPool({"policy:dehla": 1.0}, rules=rules)
+        rng = np.random.default_rng(4)
+        opponents = pool.policies(rules, rng, lambda sd: None)
+        assert isinstance(opponents[1], GreedyBatch)
+        if not batched:
+            opponents[1] = ScalarOpponent("policy:dehla", rules, 0)
+        sp = selfplay.SelfPlayEnv(env, pool, opponents, rng=rng, rounds=2, reward=reward_weights({"win": 1.0}, rules))
+        rollouts.append(selfplay.collect(sp, _net(rules).masked_logits, seed=4))
+    assert rollouts[0].decisions == rollouts[1].decisions and rollouts[0].pool_hands == 16
+    for field in ("obs", "action", "reward", "done"):
+        assert np.array_equal(getattr(rollouts[0], field), getattr(rollouts[1], field)), field
+    for spec in ("policy:dehla,sample=1", "policy:dehla,relabel=1"):
+        players = OpponentPool({spec: 1.0}, rules=rules).policies(rules, np.random.default_rng(0), lambda sd: None)
+        assert isinstance(players[1], ScalarOpponent)

@@ -14,10 +14,10 @@ name):
 ``random``,      the batched bots of :mod:`agents.bots.batched` (``cardsense`` is simple card
 ``tensafe``,     sense, ``tensafe`` random play that keeps its tens)
 ``cardsense``
-any other spec   an agent of :mod:`agents.registry` (``hard``, ``medium``,
-                 ``search:k=8`` ...), the real bot: it plays on a scalar mirror of its
-                 game (:class:`ScalarOpponent`), one view-based decision at a time, so
-                 it costs what the bot costs (``hard``: about 0.5 ms a decision)
+any other spec   an agent of :mod:`agents.registry` (``hard``, ``search:k=8`` ...), the
+                 real bot: it plays on a scalar mirror of its game (:class:`ScalarOpponent`),
+                 one view-based decision at a time (``hard``: about 0.5 ms a decision); a
+                 greedy ``policy:NAME`` plays as one batch, its network's greedy moves
 ``noisy:KIND,``  a batched bot or an agent spec that, with probability ``EPS`` per
 ``eps=EPS``      decision, plays a uniformly random legal move instead of its own
                  (``noisy:hard,eps=0.3``, ``noisy:search:k=8,eps=0.1``: ``eps`` is the
@@ -42,6 +42,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.bots.batched import BATCHED_POLICIES, TorchPolicy, make_batched_policy
+from agents.nets.agent import GreedyBatch, PolicyAgent
 from agents.registry import make_agent, parse_spec
 from dehla_env.engine import MatchState
 from dehla_env.rules import Rules
@@ -163,17 +164,16 @@ class OpponentPool:
         def seed() -> int:
             return int(rng.integers(2**31))
 
-        def bot(kind: str) -> BatchPolicy:
-            name, eps = parse_kind(kind)
-            bot_seed = seed()
-            player = make_batched_policy(name, rules.players, bot_seed)
-            return player if eps == 0 else NoisyPolicy(player, eps, bot_seed)
-
         out: list[BatchPolicy | ScalarOpponent | None] = [None]
-        out += [bot(kind) for kind in self.bots]
-        for kind in self.agents:
-            spec, eps = parse_kind(kind)
-            out.append(ScalarOpponent(spec, rules, seed(), eps))
+        for kind in self.bots + self.agents:  # a greedy policy:NAME plays as one batch: the moves it makes
+            name, eps = parse_kind(kind)
+            s = seed()
+            agent = None if kind in self.bots else make_agent(name, rules, s)
+            if agent is None or (isinstance(agent, PolicyAgent) and not (agent.sample or agent.relabel)):
+                player = make_batched_policy(name, rules.players, s) if agent is None else GreedyBatch(agent.net)
+                out.append(player if eps == 0 else NoisyPolicy(player, eps, s))
+            else:
+                out.append(ScalarOpponent(name, rules, s, eps))
         out.append(None if self.imitation is None else TorchPolicy(frozen(self.imitation), seed=seed()))
         out += [TorchPolicy(frozen(s), seed=seed()) for s in self.snapshots]
         return out
