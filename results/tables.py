@@ -402,6 +402,10 @@ def partners() -> str:
     return table(header, rows, "l" + "r" * (len(header) - 1))
 
 
+#: the benchmark's defaults for the settings a record keeps (a record that changed one names it)
+EXPLOIT_DEFAULTS = {"critic_hands": 300, "games": 256}
+
+
 def exploitability() -> str:
     """Per target: the start network's share against it at minute 0 (and the trainer
     settings changed, if any), the best response's share after the training budget, the
@@ -410,7 +414,8 @@ def exploitability() -> str:
     for r in load("exploitability")["records"]:
         t = r["training"]
         curve = ", ".join(f"{share(p['figure'])} at {number(p['minutes'])}" for p in r["curve"][1:-1])
-        start = ", ".join(f"`{s}`" for s in (r["start"], *t.get("overrides", [])))
+        changed = [f"--{k.replace('_', '-')} {t[k]}" for k, v in EXPLOIT_DEFAULTS.items() if t[k] != v]
+        start = ", ".join(f"`{s}`" for s in (r["start"], *t.get("overrides", []), *changed))
         rows.append(
             [
                 agent(r["target"]), ruleset(r), start, share(r["start_figure"]), f"**{figure_ci(r)}**",
