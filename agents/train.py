@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dehla_env.commands import typed_command
+from dehla_env.commands import silence_stdout, typed_command
 
 PROG = typed_command("agents.train")
 
@@ -254,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # during setup, before the run's own handler is in place
         print(f"{PROG}: interrupted", file=sys.stderr, flush=True)
         return 130
+    except BrokenPipeError:  # the reader of stdout stopped early (``--help | head``)
+        silence_stdout()
+        return 1
 
 
 def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:

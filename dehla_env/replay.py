@@ -45,7 +45,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, TextIO
 
-from .commands import typed_command
+from .commands import silence_stdout, typed_command
 from .records import _bad_line, dumps_result, replay_line
 
 PROG = typed_command("dehla_env.replay")
@@ -123,19 +123,6 @@ def _complain(message: str) -> None:
     try:
         err.write(f"{PROG}: {message}\n")
         err.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def _silence_stdout(out: TextIO) -> None:
-    """After a broken pipe: point fd 1 at /dev/null, so the interpreter's final flush of
-    the real stdout cannot fail with a traceback of its own ("Exception ignored ...")."""
-    if out is not sys.__stdout__:
-        return
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, out.fileno())
-        os.close(devnull)
     except (OSError, ValueError):
         pass
 
@@ -229,7 +216,7 @@ def _replay(lines: Iterable[bytes | str | _TooLong], name: str, out: TextIO, see
             n += 1
         out.flush()
     except BrokenPipeError:
-        _silence_stdout(out)
+        silence_stdout(out)
         return EXIT_OUTPUT
     except (OSError, ValueError) as e:  # ENOSPC, or an output stream already closed
         _complain(f"cannot write results: {getattr(e, 'strerror', None) or e}")

@@ -891,3 +891,17 @@ def test_no_call_in_the_trainer_takes_more_than_five_positional_arguments() -> N
             if isinstance(node, ast.Call) and len(node.args) > 5:
                 crowded.append(f"{path.name}:{node.lineno}")
     assert not crowded, crowded
+
+
+def test_help_read_by_a_reader_that_stops_early_ends_without_a_traceback() -> None:
+    """``dehla-train --help | head -1``: tyro writes the help in many pieces, and the
+    first one after the reader has gone raised a BrokenPipeError traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agents.train", "--help"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b"usage:")
+    proc.stdout.close()
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=120) == 1
+    assert stderr == b"", stderr
