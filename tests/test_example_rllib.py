@@ -4,24 +4,16 @@ the ``rllib`` marker and are not in the default suite: ``python -m pytest -m rll
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-pytestmark = pytest.mark.rllib
+from tests.scripts import load_script
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rllib_multiagent.py"
+pytestmark = pytest.mark.rllib
 
 
 def test_rllib_trains_one_shared_masked_policy_on_a_local_ray() -> None:
     pytest.importorskip("ray.rllib", reason="the rllib extra: pip install 'dehla[rllib]' (its own environment)")
-    spec = importlib.util.spec_from_file_location("rllib_multiagent", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["rllib_multiagent"] = module
-    spec.loader.exec_module(module)
+    module = load_script("examples/rllib_multiagent.py")
     ret = module.main(["--iterations", "2", "--batch", "400"])
     assert -1.0 <= ret <= 1.0
 

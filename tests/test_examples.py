@@ -4,22 +4,15 @@ extra: sb3-contrib, tianshou). RLlib's recipe has its own test, marker and envir
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+from tests.scripts import load_script
 
 
-def _load(name: str):  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+def _load(name: str) -> ModuleType:
+    return load_script(f"examples/{name}.py")
 
 
 def test_sb3_maskable_ppo_single_and_vectorised() -> None:

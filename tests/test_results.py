@@ -9,7 +9,6 @@ tables in ``README.md`` and ``docs/*.md`` are generated from the records by
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import re
 import shlex
@@ -19,6 +18,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -32,11 +33,7 @@ SPEED_FIELDS = ("id", "title", "command", "figure", "baseline")
 
 def _tables() -> ModuleType:
     """``results/tables.py`` as a module (``results`` is a folder of data, not a package)."""
-    spec = importlib.util.spec_from_file_location("results_tables", RESULTS / "tables.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("results/tables.py", "results_tables")
 
 
 TABLES = _tables()

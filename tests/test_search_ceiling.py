@@ -3,9 +3,6 @@ in the processes where the swap is installed."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -15,17 +12,11 @@ import agents.playing.loop as play_loop
 from agents.bots import sampler
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "search_ceiling.py"
+from tests.scripts import load_script
 
 
 def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("search_ceiling", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["search_ceiling"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/search_ceiling.py")
 
 
 @pytest.mark.parametrize("ruleset", ["dehla", "dehla-direct"])
