@@ -32,7 +32,7 @@ from dehla_env.cards import (
 )
 from dehla_env.records import replay_record
 from dehla_env.render import render_match
-from dehla_env.rules import PRESETS, option_specs
+from dehla_env.rules import PRESETS, TrumpMaking, option_specs
 from dehla_env.seats import side_of
 from dehla_env.tricks import trick_winner
 from tests.deals import deck_from_hands
@@ -363,14 +363,18 @@ def _dealt(rules_name: str, **options) -> MatchState:
     """A split-deal hand in card play, dealer 0 (seat 1 to lead the 2H, seat 2 holding
     hearts)."""
     hands = split_hands(0)
-    if rules_name == "dehla" and options.get("trump", "first-void") == "first-void":
+    rules = make_rules(rules_name, options)
+    if rules.staged_deal and rules.trump_making is TrumpMaking.FIRST_VOID:
         hands[1] = "2H 3H AS KS QS | JS TS 9S 8S 7S 6S 5S 4S"  # the 2H among the first five
         hands[2] = "AH KH QH JH 2C | TH 9H 8H 7H 6H 5H 4H 3C"  # and a club
     match = new_match(rules_name, 0, hands, **options)
-    if rules_name == "coat-pees":
-        play(match, "bid:9S pass pass pass")
-    elif rules_name == "court-piece" or options.get("trump") in ("chosen", "open"):
-        play(match, "trump:S")  # dealer+1 (chosen, R3.1) or dealer+2 (open) names spades
+    match rules.trump_making:
+        case TrumpMaking.BIDDING:
+            play(match, "bid:9S pass pass pass")
+        case TrumpMaking.CHOSEN | TrumpMaking.OPEN:
+            play(match, "trump:S")  # dealer+1 (chosen, R3.1) or dealer+2 (open) names spades
+        case TrumpMaking.FIRST_VOID | TrumpMaking.CLOSED | TrumpMaking.NAMED:
+            pass  # trump is made in the play (R1.4, R2.4)
     return match
 
 
