@@ -64,13 +64,17 @@ def short_matches() -> list[tuple[str, dict[str, Any], int]]:
     return out
 
 
+def first_of_each(configs: Sequence[tuple[str, dict[str, Any]]] = RULESETS) -> list[tuple[str, dict[str, Any]]]:
+    """The first entry of each preset in ``configs``: one game of each kind, for the checks
+    too slow to run on every entry."""
+    firsts: dict[str, tuple[str, dict[str, Any]]] = {}
+    for name, options in configs:
+        firsts.setdefault(name, (name, options))
+    return list(firsts.values())
+
+
 def hidden_information() -> list[tuple[str, dict[str, Any]]]:
     """The first entry of each preset, and every entry whose trump is chosen in secret
     (R2.4c): the information-fairness checks, where what a seat cannot see differs."""
-    seen: set[str] = set()
-    out = []
-    for name, options in FOUR_PLAYER:
-        if name not in seen or rules_of((name, options)).trump_making is TrumpMaking.CLOSED:
-            out.append((name, options))
-        seen.add(name)
-    return out
+    firsts = first_of_each(FOUR_PLAYER)
+    return [c for c in FOUR_PLAYER if c in firsts or rules_of(c).trump_making is TrumpMaking.CLOSED]

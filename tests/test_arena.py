@@ -30,8 +30,8 @@ from agents.playing.stats import (
     z_value,
 )
 from agents.registry import spec_help
-from dehla_env.rules import make_rules
-from tests.rulesets import RULESETS
+from dehla_env.rules import TrumpMaking, make_rules
+from tests.rulesets import RULESETS, first_of_each, ruleset_id
 
 ROOT = Path(__file__).resolve().parents[1]
 JSON_KEYS = {
@@ -52,9 +52,8 @@ JSON_KEYS = {
     "kots_b",
 }
 
-# every ruleset family, short matches for match mode
+# every ruleset family; match mode plays short matches (R1.9, R2.6, R3.6, R4.5 max_hands)
 CONFIGS = RULESETS
-SHORT = {"dehla": {"kots": 1, "max_hands": 3}, "dehla-direct": {"max_hands": 3}, "court-piece": {"points": 2}}
 
 
 # ---------------------------------------------------------------------- command line
@@ -407,11 +406,7 @@ def test_every_ruleset_both_modes(name, options):
     rules = make_rules(name, options)
     d = run_duel(rules, "easy", "random", 4, seed=9)
     assert d.hands == 8 and 0.0 <= d.win_rate.value <= 1.0
-    short = dict(options)
-    short.update(SHORT.get(name, {}))
-    if name == "coat-pees":
-        short["gap"] = 10
-    m = run_duel(make_rules(name, short), "easy", "random", 2, seed=9, mode="match")
+    m = run_duel(make_rules(name, {**options, "max_hands": 2}), "easy", "random", 2, seed=9, mode="match")
     assert m.match_win_rate is not None and 0.0 <= m.match_win_rate.value <= 1.0
     assert m.hands >= 4
     assert "match_win_rate" in m.as_dict()
@@ -549,16 +544,18 @@ def test_format_table():
     assert lines[2].endswith("1.5") and lines[3].startswith("bbb")
 
 
-@pytest.mark.parametrize("rules_name", ["dehla", "court-piece", "coat-pees"])
-def test_the_per_seat_and_role_breakdown_partitions_the_hands(rules_name: str) -> None:
+@pytest.mark.parametrize(("rules_name", "options"), first_of_each(), ids=[ruleset_id(c) for c in first_of_each()])
+def test_the_per_seat_and_role_breakdown_partitions_the_hands(rules_name: str, options: dict) -> None:
     """Where the dealer's left leads (R1.2, R3), A's side leads the first trick in
     exactly one game of each deal (the dealer is the same in both); trump makers and
     defenders split the hands where someone made trump (with bidding, R4.2, every
     hand: the contract's side, the bidder leading); the parts recombine to the win rate."""
     from agents.arena import run_duel
 
-    d = run_duel(make_rules(rules_name), "hard", "easy", 24, 5)
-    if rules_name != "coat-pees":
+    rules = make_rules(rules_name, options)
+    bidding = rules.trump_making is TrumpMaking.BIDDING
+    d = run_duel(rules, "hard", "easy", 24, 5)
+    if not bidding:
         assert all(r.lead_hands == 1 for r in d.records)
     assert all(r.make_hands + r.defend_hands <= r.hands for r in d.records)
     won = sum(r.a_hands for r in d.records)
@@ -566,17 +563,17 @@ def test_the_per_seat_and_role_breakdown_partitions_the_hands(rules_name: str) -
     parts = d.breakdown()
     seats = [v for k, v in parts.items() if k.startswith("A on seats")]
     assert (seats[0].value + seats[1].value) / 2 == pytest.approx(d.win_rate.value)
-    if rules_name == "coat-pees":  # with bidding the contract's side made trump in every hand
+    if bidding:  # the contract's side made trump in every hand
         assert all(r.make_hands + r.defend_hands == r.hands for r in d.records)
 
 
-@pytest.mark.parametrize("rules_name", ["dehla", "court-piece"])
-def test_flat_and_swing_deals_recombine_to_the_win_rate(rules_name: str) -> None:
+@pytest.mark.parametrize(("rules_name", "options"), first_of_each(), ids=[ruleset_id(c) for c in first_of_each()])
+def test_flat_and_swing_deals_recombine_to_the_win_rate(rules_name: str, options: dict) -> None:
     """A deal is flat when the same seats win both games (the cards decided); the win
     rate is half the flat deals plus A's share of the swing deals."""
     from agents.arena import run_duel
 
-    d = run_duel(make_rules(rules_name), "hard", "easy", 30, 5)
+    d = run_duel(make_rules(rules_name, options), "hard", "easy", 30, 5)
     swings = d.swings()
     assert swings is not None
     flat, swing = swings

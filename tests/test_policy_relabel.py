@@ -18,6 +18,7 @@ from dehla_env.augment import suit_permutation_maps
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
 from dehla_env.view import view_of
+from tests.rulesets import first_of_each
 
 PERM = (2, 0, 3, 1)  # clubs -> hearts, diamonds -> clubs, hearts -> spades, spades -> diamonds
 
@@ -127,9 +128,9 @@ def test_an_exported_relabelled_module_gives_the_mean_of_the_relabelled_logits(t
     assert main([str(tmp_path / "p.pt"), "--out", str(tmp_path / "q.pt"), "--relabel"]) == 2
 
 
-@pytest.mark.parametrize("name", ["dehla", "dehla-direct", "court-piece", "coat-pees"])
+@pytest.mark.parametrize("name", [name for name, _ in first_of_each()])
 def test_a_shipped_suits_policy_plays_a_renamed_game_as_the_renamed_original_without_averaging(name: str) -> None:
-    """The shipped policies of these rulesets are suits networks (``agents.nets.suitnet``):
+    """The shipped policy of each preset is a suits network (``agents.nets.suitnet``):
     equivariant by their structure."""
     rules = make_rules(name)
     plain = make_agent(f"policy:{name}", rules, 0)

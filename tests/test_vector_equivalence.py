@@ -34,7 +34,7 @@ from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import view_of
 from tests.batched_replay import replay_records
 from tests.conformance import conformance_sets, normalise
-from tests.rulesets import with_options
+from tests.rulesets import first_of_each, ruleset_id, with_options
 
 
 class _ScriptedEnv(raw_env):
@@ -236,31 +236,28 @@ CONFIGS = [c for c in ALL if c[1].get("players", 4) == 4]
 SIX = [c for c in ALL if c[1].get("players", 4) == 6]
 
 
-def _id(cfg: tuple[str, dict[str, Any]]) -> str:
-    name, opts = cfg
-    return name + "".join(f"-{k}={v}" for k, v in opts.items())
+#: one configuration of each preset: the default check gives it the most hands, and the
+#: slower variants of the check run on it alone
+ONE_EACH = first_of_each(CONFIGS)
+MAIN_HANDS = 600
 
 
-#: the default checks: the main configuration of each ruleset gets the most hands
-MAIN = {"dehla": 600, "dehla-trump=chosen": 600, "dehla-direct": 400, "court-piece": 400, "coat-pees": 400}
-#: one configuration of each preset, for the slower variants of the check
-ONE_EACH = [c for c in CONFIGS if _id(c) in MAIN]
-
-
-@pytest.mark.parametrize("index", range(len(CONFIGS)), ids=[_id(c) for c in CONFIGS])
+@pytest.mark.parametrize("index", range(len(CONFIGS)), ids=[ruleset_id(c) for c in CONFIGS])
 def test_vector_env_matches_reference_env(index: int) -> None:
     name, opts = CONFIGS[index]
-    run_equivalence(name, dict(opts), episodes=MAIN.get(_id(CONFIGS[index]), 120), seed=index)
+    run_equivalence(name, dict(opts), episodes=MAIN_HANDS if CONFIGS[index] in ONE_EACH else 120, seed=index)
 
 
-@pytest.mark.parametrize("index", range(0, len(CONFIGS), 2), ids=[_id(CONFIGS[i]) for i in range(0, len(CONFIGS), 2)])
+@pytest.mark.parametrize(
+    "index", range(0, len(CONFIGS), 2), ids=[ruleset_id(CONFIGS[i]) for i in range(0, len(CONFIGS), 2)]
+)
 def test_uint8_codes_are_the_reference_observation_exactly(index: int) -> None:
     """obs_dtype="uint8": codes / observation_scale is the float32 observation, bit for bit."""
     name, opts = CONFIGS[index]
     run_equivalence(name, dict(opts), episodes=40, num_envs=32, seed=100 + index, obs_dtype="uint8")
 
 
-@pytest.mark.parametrize("cfg", SIX, ids=[_id(c) for c in SIX])
+@pytest.mark.parametrize("cfg", SIX, ids=[ruleset_id(c) for c in SIX])
 def test_six_players_match_reference_env(cfg: tuple[str, dict[str, Any]]) -> None:
     name, opts = cfg
     run_equivalence(name, dict(opts), episodes=40, num_envs=16, seed=3)
@@ -280,7 +277,7 @@ def test_r14_draw_hands_match_reference_env(trump: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cfg", ALL, ids=[_id(c) for c in ALL])
+@pytest.mark.parametrize("cfg", ALL, ids=[ruleset_id(c) for c in ALL])
 def test_vector_env_matches_reference_env_thousands(cfg: tuple[str, dict[str, Any]]) -> None:
     name, opts = cfg
     run_equivalence(name, dict(opts), episodes=3000, num_envs=256, seed=11, all_seats_every=3)
@@ -387,7 +384,7 @@ LOADED = [
 ]
 
 
-@pytest.mark.parametrize("cfg", LOADED, ids=_id)
+@pytest.mark.parametrize("cfg", LOADED, ids=ruleset_id)
 def test_a_loaded_hand_plays_on_in_the_batch_as_in_the_reference_engine(cfg: tuple[str, dict[str, Any]]) -> None:
     """BatchEngine.load (what search uses to play sampled worlds out): hands stopped
     at every point of play, loaded into the batch, go on exactly as the reference
@@ -446,7 +443,7 @@ def test_a_loaded_hand_plays_on_in_the_batch_as_in_the_reference_engine(cfg: tup
     assert any(s == 0 for s in stops) and len(loaded_at) > 3  # stopped all along the hand
 
 
-@pytest.mark.parametrize("cfg", LOADED, ids=_id)
+@pytest.mark.parametrize("cfg", LOADED, ids=ruleset_id)
 def test_a_loaded_hand_is_the_batch_state_of_the_same_hand_played_in_the_batch(cfg: tuple[str, dict[str, Any]]) -> None:
     """BatchEngine.load writes every array exactly as the batch itself would hold the
     hand had it dealt and played it: the same deals and moves through both."""
