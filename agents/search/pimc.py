@@ -87,7 +87,17 @@ from agents.bots.objective import HandTally, Objective, objective, trick_stake
 from agents.bots.sampler import WorldSampler, match_for, view_in_world
 from agents.search.solver import Solver, position_of, solvable
 from dehla_env.actions import TRUMP_OFFSET
-from dehla_env.cards import FULL_PACK_MASK, NUM_RANKS, SUIT_MASKS, TEN_RANK, TENS_MASK, cards_of_suit, rank_of, suit_of
+from dehla_env.cards import (
+    FULL_PACK_MASK,
+    NUM_RANKS,
+    SUIT_MASKS,
+    TEN_RANK,
+    TENS_MASK,
+    cards_in,
+    cards_of_suit,
+    rank_of,
+    suit_of,
+)
 from dehla_env.engine.hand import HandState, Phase
 from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.tricks import trick_winner
@@ -262,15 +272,8 @@ def rule_action(hand: HandState) -> int:
         win the next trick on lead (a card nobody beats), else 0; theirs a half."""
         nonlocal lead_chance
         if lead_chance < 0:
-            lead_chance = 0.0
-            m = h
-            while m:
-                b = m & -m
-                m ^= b
-                c = b.bit_length() - 1
-                if _holds(c, c // NUM_RANKS, trump, pending, [s for s in range(4) if (s ^ seat) & 1], hands):
-                    lead_chance = 1.0
-                    break
+            them = [s for s in range(4) if (s ^ seat) & 1]
+            lead_chance = float(any(_holds(c, c // NUM_RANKS, trump, pending, them, hands) for c in cards_in(h)))
         return lead_chance
 
     best = -1
