@@ -24,6 +24,7 @@ except ImportError:
 
 from starlette.testclient import TestClient  # noqa: E402
 
+from agents.registry import default_bot  # noqa: E402
 from agents.web.game import WebGame  # noqa: E402
 from agents.web.records import save_record  # noqa: E402
 from agents.web.server import ServerConfig, create_app  # noqa: E402
@@ -133,11 +134,13 @@ def test_meta_offers_every_ruleset_option_and_agent(client: Any) -> None:
     assert meta["rulesets"]["court-piece"]["options"]["defender_kot"]["kind"] == "bool"  # R3.4
     assert {"easy", "medium", "hard"} <= set(meta["agents"])
     assert any(a.startswith("search:") for a in meta["agents"]) and any(a.startswith("policy:") for a in meta["agents"])
-    chosen = next(d for d in meta["bots_by_rules"] if d["rules"] == "dehla" and d["options"]["trump"] == "chosen")
-    ratings = [bot["rating"] for bot in chosen["bots"]]
-    assert (
-        chosen["default_bot"] == chosen["bots"][0]["spec"] == "policy:dehla-chosen" and ratings == sorted(ratings)[::-1]
-    )
+    # each ruleset's bots by measured rating, its default the registry's (its shipped policy, first)
+    for entry in meta["bots_by_rules"]:
+        ratings = [bot["rating"] for bot in entry["bots"]]
+        assert ratings == sorted(ratings)[::-1]
+        assert entry["default_bot"] == default_bot(make_rules(entry["rules"], entry["options"]))
+    chosen = next(d for d in meta["bots_by_rules"] if d["default_bot"] == "policy:dehla-chosen")
+    assert chosen["bots"][0]["spec"] == "policy:dehla-chosen"
     # the set-up form's "rules" link leads to each ruleset's part of the rule book page
     page = client.get("/rules").text
     assert all(f'id="{r["section"]}"' in page for r in meta["rulesets"].values())
