@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_vector_equivalence import ALL, ONE_EACH, _id, run_equivalence
+from test_vector_equivalence import ALL, ONE_EACH, run_equivalence
 
 from dehla_env import make_rules
 from dehla_env.cards import shuffled_deck
@@ -23,6 +23,7 @@ from dehla_env.vector import observe as vector_observe
 from dehla_env.vector import random_legal, vector_env
 from dehla_env.vector.engine import DONE, BatchEngine
 from dehla_env.vector.observe import BatchObserver
+from tests.rulesets import ruleset_id
 
 
 def _python(kernel: Any) -> Any:
@@ -45,7 +46,7 @@ def _rows(observer: BatchObserver, games: np.ndarray, seats: np.ndarray, python:
         return observer.observe(games, seats)
 
 
-@pytest.mark.parametrize("cfg", ALL, ids=[_id(c) for c in ALL])
+@pytest.mark.parametrize("cfg", ALL, ids=[ruleset_id(c) for c in ALL])
 @pytest.mark.parametrize("codes", [False, True], ids=["float32", "uint8"])
 def test_compiled_rows_are_the_plain_python_rows_for_every_seat(cfg: tuple[str, dict[str, Any]], codes: bool) -> None:
     name, opts = cfg
@@ -102,7 +103,7 @@ def test_the_deals_compiled_or_not_are_the_one_shuffles_deals(rules: str) -> Non
     assert [deck.tolist() for deck in decks] == [deck for _, deck in expected]
 
 
-@pytest.mark.parametrize("cfg", ONE_EACH, ids=[_id(c) for c in ONE_EACH])
+@pytest.mark.parametrize("cfg", ONE_EACH, ids=[ruleset_id(c) for c in ONE_EACH])
 @pytest.mark.parametrize("obs_dtype", ["float32", "uint8"])
 @pytest.mark.usefixtures("plain_python")
 def test_vector_env_on_the_plain_python_kernels_matches_the_reference_env(
