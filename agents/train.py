@@ -120,8 +120,10 @@ class Args:
     """policy network: mlp, or suits (agents.nets.suitnet: equivariant under renaming suits)"""
     init_policy: str = ""
     """start the policy from these weights (a shipped name such as dehla, or a policy
-    file) instead of at random; its network must be the one these settings describe.
-    The imitation warm start then fits the critic only (imitation_hands: 0 skips it)"""
+    file) instead of at random; its network must be the one these settings describe,
+    trained for this ruleset or another of the same table size (a warm start across
+    rulesets). The imitation warm start then fits the critic only (imitation_hands: 0
+    skips it)"""
     # --- imitation warm start
     teacher: str = "hard"
     """agent spec imitated in the warm start"""
@@ -182,8 +184,9 @@ class Args:
     max_grad_norm: float = 0.5
     """gradient clipping"""
     bf16_update: bool = False
-    """the update's passes and GAE's values in bfloat16 autocast (weights, optimiser and
-    losses stay float32): 2.5x faster on CPUs with AVX512-BF16 (benchmarks/update_speed.py)"""
+    """the update's passes and GAE's values, and the warm start's fit, in bfloat16 autocast
+    (weights, optimiser and losses stay float32): 2.5x faster on CPUs with AVX512-BF16
+    (benchmarks/update_speed.py)"""
     privileged_critic: bool = True
     """the critic reads the hidden cards too (training only)"""
     # --- evaluation and checkpoints
@@ -195,6 +198,11 @@ class Args:
     """agent specs the policy is evaluated against (the arena's duel)"""
     checkpoint_every: int = 5
     """save the checkpoint every this many updates"""
+    keep_policy_minutes: float = 0.0
+    """also keep a copy of the play-only policy every this many minutes of the run's wall
+    time (after the warm start, then after the first update past each mark) in
+    run_dir/policies/update-N.pt, holding its update and minutes: a learning curve per
+    minute, evaluated afterwards outside the run's clock (0: none)"""
     torch_threads: int = 2
     """torch threads"""
     device: str = "auto"
@@ -331,6 +339,19 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
         if a.policy_out:
             save_checkpoint(Path(a.policy_out), play_checkpoint(full))
 
+    next_keep = elapsed / 60  # the minutes of the next kept policy
+
+    def keep_policy() -> None:
+        """The copy kept every ``keep_policy_minutes`` (the minutes are the run's wall time)."""
+        nonlocal next_keep
+        if a.keep_policy_minutes <= 0 or elapsed / 60 < next_keep:
+            return
+        (run_dir / "policies").mkdir(exist_ok=True)
+        kept = {**policy_checkpoint(policy, rules), "model": learner.acting_state(), "update": update}
+        save_checkpoint(run_dir / "policies" / f"update-{update}.pt", {**kept, "minutes": elapsed / 60})
+        while next_keep <= elapsed / 60:
+            next_keep += a.keep_policy_minutes
+
     # the workers: they record the teacher's hands, then play the rollouts' shards
     rollout_settings, ppo_settings = a.rollout_settings(rules), a.ppo_settings()
     stop = Stop()
@@ -349,8 +370,9 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             data = imitation.record(workers.map, tasks)
             learner.set_lr(a.learning_rate if a.imitation_learning_rate is None else a.imitation_learning_rate)
             fit = imitation.FitSettings(
-                rules.players, a.imitation_epochs, a.minibatch_size, a.vf_coef, fit_policy=not a.init_policy
-            )
+                rules.players, a.imitation_epochs, a.minibatch_size, a.vf_coef, fit_policy=not a.init_policy,
+                bf16=a.bf16_update,
+            )  # fmt: skip
             imitation.fit(policy, critic, learner.opt, data, fit, gen=gen, stop=stop, log=writer.add_scalar)
             learner.set_lr(a.learning_rate)
             del data
@@ -359,6 +381,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
             imitation_done = True
             elapsed = time.time() - t_start
             save()
+            keep_policy()
 
         t_ppo, first_update = time.time(), update  # this process's pace of updates gives the time left
         while update < a.updates:
@@ -416,6 +439,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
                 timing["evaluation"] += time.time() - t0
             if update % a.checkpoint_every == 0:
                 save()
+            keep_policy()
         phase = "PPO rollout"
         stop.check()
         workers.close()

@@ -430,6 +430,31 @@ def exploitability() -> str:
     return table(header, rows, "lllrrrrlrr")
 
 
+def time_to_strength() -> str:
+    """Per recipe run (``benchmarks/time_to_strength.py``): what it is, its config and the
+    settings changed from it, the minutes its network needed to first reach the target (with the share
+    then, over all the deals), and the learning curve (share at minute, screening deals)."""
+    rows = []
+    for r in load("time_to_strength")["records"]:
+        t = r["training"]
+        reached = "not reached" if r["minutes_to_target"] is None else f"**{number(r['minutes_to_target'])}**"
+        curve = ", ".join(f"{share(p['figure'])} at {number(p['minutes'])}" for p in r["curve"])
+        recipe = ", ".join(f"`{s}`" for s in (f"--config {r['config']}", *t["overrides"]))
+        rows.append(
+            [
+                r["title"], recipe, ruleset(r), f"{share(r['target'])} against {agent(r['against'])}", reached,
+                figure_ci(r), deals_seed(r), curve, f"{t['updates']} in {number(t['minutes'])}",
+                reproducible(r),
+            ]
+        )  # fmt: skip
+    header = [
+        "run", "settings", "ruleset", "target", "minutes to target", "share then [95% CI]", "deals (seed)",
+        f"learning curve (share at minute, first {load('time_to_strength')['screen_deals']} deals)",
+        "updates in minutes", "reproducible",
+    ]  # fmt: skip
+    return table(header, rows, "llllrrrlrl")
+
+
 def tables() -> dict[str, Callable[[], str]]:
     """Every table by block name. A findings group ``G`` is the block ``findings-G``."""
     named: dict[str, Callable[[], str]] = {
@@ -443,6 +468,7 @@ def tables() -> dict[str, Callable[[], str]]:
         "crossplay-summary": crossplay_summary,
         "partners": partners,
         "exploitability": exploitability,
+        "time-to-strength": time_to_strength,
     }
     for g in load("findings")["groups"]:
         named[f"findings-{g['id']}"] = findings(g["id"])

@@ -221,7 +221,8 @@ def test_every_kept_network_is_used_and_every_shipped_policy_has_a_headline() ->
     """The networks kept in ``results/networks/`` are each needed by some record, every
     shipped network is measured by some record, and every shipped policy has exactly
     one headline (primary) record against ``hard``."""
-    named = {path for r in RESULT_RECORDS + TABLES.load("partners")["records"] for path in r["checkpoints"]}
+    kept = RESULT_RECORDS + TABLES.load("partners")["records"] + TABLES.load("time_to_strength")["records"]
+    named = {path for r in kept for path in r["checkpoints"]}
     for file in sorted((RESULTS / "networks").glob("*.pt")) + sorted(SHIPPED.glob("*.pt")):
         assert str(file.relative_to(ROOT)) in named, f"{file.relative_to(ROOT)} is named by no record"
     shipped = TABLES.load("shipped")["records"]
@@ -325,3 +326,31 @@ def test_the_exploitability_records_agree_with_their_commands_networks_and_curve
         assert last["updates"] == r["training"]["updates"] and r["gain"] == round(r["figure"] - r["start_figure"], 3)
         for p in r["curve"]:
             assert 0.0 <= p["interval"][0] <= p["figure"] <= p["interval"][1] <= 1.0, (r["id"], p)
+
+
+def test_the_time_to_strength_records_agree_with_their_commands_curves_and_networks() -> None:
+    """Each record of ``benchmarks/time_to_strength.py``: its command names its config,
+    target, opponent, deals and seed; the curve runs in order of minutes on the file's
+    screening deals; the figure is the first kept policy that reached the target over
+    all the deals (its minutes the record's), or the last one's if none did; and the
+    policy it names is a kept network file with its hash."""
+    data = TABLES.load("time_to_strength")
+    for r in data["records"]:
+        words, flags = shlex.split(r["command"]), _flags(r["command"])
+        assert words[:2] == ["python", "benchmarks/time_to_strength.py"], r["id"]
+        assert flags["--config"][0] == r["config"] and float(flags["--target"][0]) == r["target"], r["id"]
+        assert flags.get("--against", ["hard"])[0] == r["against"] and int(flags["--seed"][0]) == r["seed"], r["id"]
+        assert int(flags["--deals"][0]) == r["deals"], r["id"]
+        assert float(flags["--minutes"][0]) == r["training"]["budget_minutes"], r["id"]
+        assert flags.get("--override", []) == r["training"]["overrides"], r["id"]
+        minutes = [p["minutes"] for p in r["curve"]]
+        assert minutes == sorted(minutes) and {p["deals"] for p in r["curve"]} == {data["screen_deals"]}, r["id"]
+        for p in r["curve"] + r["confirmed"]:
+            assert 0.0 <= p["interval"][0] <= p["figure"] <= p["interval"][1] <= 1.0, (r["id"], p)
+        reached = [p for p in r["confirmed"] if p["figure"] >= r["target"]]
+        decisive = reached[0] if reached else r["confirmed"][-1]
+        assert r["minutes_to_target"] == (decisive["minutes"] if reached else None), r["id"]
+        assert (decisive["figure"], decisive["interval"], decisive["deals"]) == (r["figure"], r["interval"], r["deals"])
+        assert r["policy"] in r["checkpoints"] and r["policy"].startswith("results/networks/"), r["id"]
+        for path, digest in r["checkpoints"].items():
+            assert _sha256(ROOT / path) == digest, (r["id"], path)

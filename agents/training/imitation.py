@@ -121,13 +121,15 @@ class FitSettings:
     """The warm start's fit: ``epochs`` passes over the data in minibatches of
     ``minibatch_size``, the critic's loss weighted by ``vf_coef``; ``fit_policy`` false:
     the critic only (a policy started from trained weights keeps them; its critic learns
-    what the teacher's hands are worth before PPO reads its advantages)."""
+    what the teacher's hands are worth before PPO reads its advantages). ``bf16``: the
+    passes in bfloat16 autocast, as the PPO update's (the trainer's ``bf16_update``)."""
 
     players: int
     epochs: int = 4
     minibatch_size: int = 4096
     vf_coef: float = 0.5
     fit_policy: bool = True
+    bf16: bool = False
 
 
 def fit(
@@ -160,10 +162,12 @@ def fit(
             oi, mi, af = suit_permutation_maps(suits, players)
             o, m, y = obs[mb][:, oi].to(dev), mask[mb][:, mi].to(dev), torch.from_numpy(af)[act[mb]].to(dev)
             c = priv[mb][:, torch.from_numpy(privileged_permutation(suits, players))].to(dev)
-            with torch.set_grad_enabled(fit_policy):
-                logits = policy.masked_logits(o, m)
-                ce = nn.functional.cross_entropy(logits, y)
-            vloss = 0.5 * ((critic(torch.cat([o, c], -1)) - ret[mb].to(dev)) ** 2).mean()
+            with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=s.bf16):
+                with torch.set_grad_enabled(fit_policy):
+                    logits = policy.masked_logits(o, m).float()
+                    ce = nn.functional.cross_entropy(logits, y)
+                value = critic(torch.cat([o, c], -1)).float()
+            vloss = 0.5 * ((value - ret[mb].to(dev)) ** 2).mean()
             loss = (ce if fit_policy else 0.0) + s.vf_coef * vloss
             opt.zero_grad()
             loss.backward()

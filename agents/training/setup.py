@@ -81,15 +81,22 @@ def check_setup(
 
 def init_weights(name: str, rules: Rules, policy: PolicyNet) -> dict[str, torch.Tensor]:
     """The weights of ``init_policy`` (a shipped name, ``policy:NAME`` or a policy file),
-    checked against the run: the same ruleset and the network these settings build, so
-    a mismatch ends the run here in one line."""
+    checked against the run: the network these settings build, for a table of as many
+    players, so a mismatch ends the run here in one line. A network trained for another
+    ruleset of the family is a warm start across rulesets: the rulesets of a table size
+    share one observation layout (the encoder's), though what wins a hand differs; the
+    run prints which ruleset the weights were trained for."""
     where = name.removeprefix("policy:")
     try:
         net, trained_for = load_policy(policy_path(where))
     except ValueError as e:  # a CheckpointError is one
         raise SetupError(f"setting init_policy: {one_line(e)}") from None
+    if trained_for.players != rules.players:
+        raise SetupError(
+            f"setting init_policy: {name} plays {trained_for.players} players, not this run's {rules.players}"
+        )
     if trained_for != rules:
-        raise SetupError(f"setting init_policy: {name} plays {trained_for.name}, not this run's {rules.name}")
+        print(f"init_policy: {name} was trained for {trained_for}; this run plays {rules}", flush=True)
     if net.config() != policy.config():
         raise SetupError(f"setting init_policy: {name} is a {net.config()}, not this run's {policy.config()}")
     return net.state_dict()
