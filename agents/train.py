@@ -200,9 +200,9 @@ class Args:
     """save the checkpoint every this many updates"""
     keep_policy_minutes: float = 0.0
     """also keep a copy of the play-only policy every this many minutes of the run's wall
-    time (after the warm start, then after the first update past each mark) in
-    run_dir/policies/update-N.pt, holding its update and minutes: a learning curve per
-    minute, evaluated afterwards outside the run's clock (0: none)"""
+    time (after the warm start, then after the first update past each mark, and the
+    last) in run_dir/policies/update-N.pt, holding its update and minutes: a learning
+    curve per minute, evaluated afterwards outside the run's clock (0: none)"""
     torch_threads: int = 2
     """torch threads"""
     device: str = "auto"
@@ -341,10 +341,11 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
 
     next_keep = elapsed / 60  # the minutes of the next kept policy
 
-    def keep_policy() -> None:
-        """The copy kept every ``keep_policy_minutes`` (the minutes are the run's wall time)."""
+    def keep_policy(last: bool = False) -> None:
+        """The copy kept every ``keep_policy_minutes`` (the minutes are the run's wall
+        time), and the run's ``last`` policy, wherever it ended."""
         nonlocal next_keep
-        if a.keep_policy_minutes <= 0 or elapsed / 60 < next_keep:
+        if a.keep_policy_minutes <= 0 or (elapsed / 60 < next_keep and not last):
             return
         (run_dir / "policies").mkdir(exist_ok=True)
         kept = {**policy_checkpoint(policy, rules), "model": learner.acting_state(), "update": update}
@@ -445,6 +446,7 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
         workers.close()
         elapsed = time.time() - t_start
         save()
+        keep_policy(last=True)
     except (Interrupted, WorkerDied) as e:
         workers.terminate()
         elapsed = time.time() - t_start
