@@ -31,9 +31,7 @@ of the config (a warm start from another ruleset's shipped network, a learning r
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -47,7 +45,7 @@ from agents.nets.policy import read_checkpoint  # noqa: E402
 from agents.playing.run import run_duel  # noqa: E402
 from agents.playing.stats import Estimate  # noqa: E402
 from agents.training.runs import config_file, load_settings  # noqa: E402
-from benchmarks.exploitability import point, shipped_networks  # noqa: E402
+from benchmarks.exploitability import command_line, point, report, shipped_networks  # noqa: E402
 from dehla_env.rules import Rules  # noqa: E402
 
 
@@ -142,7 +140,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"minute {last['minutes']} (the last kept policy): {est} over {a.deals} deals", flush=True)
         confirmed.append({**point(last["minutes"], last["updates"], est, a.deals), "policy": last["policy"]})
     out = {
-        "command": shlex.join(["python", "benchmarks/time_to_strength.py", *(sys.argv[1:] if argv is None else argv)]),
+        "command": command_line("benchmarks/time_to_strength.py", argv),
         "rules": rules.name,
         "options": settings.rule_options,
         "config": a.config,
@@ -168,10 +166,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "confirmed": confirmed,
         "checkpoints": shipped_networks(a.against, *(f"policy:{v}" for v in [settings.init_policy] if v)),
     }
-    print(json.dumps(out), flush=True)
-    if a.json:
-        Path(a.json).write_text(json.dumps(out, indent=1) + "\n")
-    return out
+    return report(out, a.json)
 
 
 if __name__ == "__main__":

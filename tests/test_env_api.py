@@ -22,7 +22,7 @@ from pettingzoo.test.state_test import test_state_space as check_state_space
 from dehla_env import IllegalMoveError, env, raw_env
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.cards import NUM_CARDS
-from tests.rulesets import RULESETS, with_options
+from tests.rulesets import RULESETS, first_of_each, rules_of, with_options
 
 # every ruleset of tests/rulesets.py as it is, and some again with env-level options on top:
 # episode, observation and every valid reward kind
@@ -103,7 +103,7 @@ def test_pettingzoo_seed_test(config: tuple[str, dict[str, Any]]) -> None:
 def test_max_cycles_truncates_every_agent() -> None:
     # PettingZoo's max_cycles_test needs a parallel_env, which a turn-based card game
     # does not have (``is_parallelizable`` is False); this is the same check for AEC.
-    for config in (("dehla", {}), ("dehla-direct", {"players": 6}), ("coat-pees", {})):
+    for config in first_of_each() + [c for c in RULESETS if rules_of(c).players == 6]:
         for k in (1, 3, 5):
             e = _make(config, wrapped=False, max_cycles=k)
             e.reset(seed=k)
