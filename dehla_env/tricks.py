@@ -5,7 +5,8 @@ Between equal cards (three packs, R2.8) the one played first wins: a later card 
 strictly higher. :func:`trick_winner` is the rule, written once as a loop over the
 trick with no call per card compared (the engine runs it at every trick), :func:`beats`
 asks it about one card against the card winning so far, and :func:`trick_keys` gives the
-equivalent numeric key per card for array code (the batched engine, batched bots). The
+equivalent numeric key per card for array code (the batched engine, batched bots),
+:func:`trick_key` the same key for one card (the batched engine's compiled card kernel). The
 fast copies kept inside hot loops (the exact solver's, the policy network's card
 features) are held to these by ``tests/test_tricks.py``.
 """
@@ -43,6 +44,18 @@ def beats(card: int, best: int, trump: int) -> bool:
     """Does ``card``, played after ``best`` (the card winning the trick so far), beat it?
     ``trump`` is the suit in force, -1 for none."""
     return trick_winner((best, card), trump) == 1
+
+
+def trick_key(card: int, led: int, trump: int) -> int:
+    """:func:`trick_keys` for one card: plain scalar Python that numba compiles as it is
+    (the batched engine's card kernel calls it; ``tests/test_tricks.py`` holds the two to
+    each other and to :func:`trick_winner`)."""
+    suit = card // NUM_RANKS
+    if suit == trump:
+        return TRUMP_KEY + card - suit * NUM_RANKS
+    if suit == led:
+        return LED_KEY + card - suit * NUM_RANKS
+    return 0
 
 
 def trick_keys(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dehla_env.cards import NUM_CARDS
-from dehla_env.tricks import beats, trick_keys, trick_winner
+from dehla_env.tricks import beats, trick_key, trick_keys, trick_winner
 
 tricks = st.tuples(
     st.lists(st.integers(0, NUM_CARDS - 1), min_size=1, max_size=6),  # repeats: three packs (R2.8)
@@ -43,6 +43,18 @@ def test_array_keys_pick_the_same_winner(trick: tuple[list[int], int]) -> None:
     assert int(keys.argmax()) == trick_winner(cards, trump)
     padded = trick_keys(np.array([*cards, -1]), np.array(cards[0] // 13), np.array(trump))
     assert padded[-1] == -1 and int(padded.argmax()) == trick_winner(cards, trump)
+
+
+def test_the_one_card_key_is_the_array_key_for_every_card_led_suit_and_trump() -> None:
+    """``trick_key`` (one card, what the batched engine's compiled card kernel calls,
+    compiled and as Python) gives ``trick_keys``'s key for every card, led suit and trump."""
+    from dehla_env.vector.engine import _trick_key
+
+    for led in range(4):
+        for trump in range(-1, 4):
+            expected = trick_keys(np.arange(NUM_CARDS), np.array(led), np.array(trump)).tolist()
+            assert [trick_key(c, led, trump) for c in range(NUM_CARDS)] == expected
+            assert [_trick_key(c, led, trump) for c in range(NUM_CARDS)] == expected
 
 
 def test_batched_engine_positions_are_the_rule() -> None:

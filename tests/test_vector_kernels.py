@@ -1,5 +1,5 @@
-"""The batched engine's kernels compiled by numba (``observe_rows``, ``draw_deals``)
-against the same functions run as plain Python (numba's ``py_func``, and a run under
+"""The batched engine's compiled kernels (``observe_rows``, ``draw_deals``, ``play_cards``, ``random_legal``'s
+``nth_true``) against the same functions run as plain Python (numba's ``py_func``, and a run under
 ``NUMBA_DISABLE_JIT=1``): the same observation rows, bit for bit (float32 and uint8
 codes, every seat of every game, every ruleset, hands in progress and over), the same
 deals from the same generator (the scalar env's), and the vector env either way against
@@ -21,6 +21,7 @@ from dehla_env.cards import shuffled_deck
 from dehla_env.vector import engine as vector_engine
 from dehla_env.vector import observe as vector_observe
 from dehla_env.vector import random_legal, vector_env
+from dehla_env.vector import wrappers as vector_wrappers
 from dehla_env.vector.engine import DONE, BatchEngine
 from dehla_env.vector.observe import BatchObserver
 from tests.rulesets import ruleset_id
@@ -36,6 +37,8 @@ def plain_python(monkeypatch: pytest.MonkeyPatch) -> None:
     """The batched engine's kernels run as plain Python for the length of a test."""
     monkeypatch.setattr(vector_observe, "observe_rows", _python(vector_observe.observe_rows))
     monkeypatch.setattr(vector_engine, "draw_deals", _python(vector_engine.draw_deals))
+    monkeypatch.setattr(vector_wrappers, "nth_true", _python(vector_wrappers.nth_true))
+    monkeypatch.setattr(vector_engine, "play_cards", _python(vector_engine.play_cards))
 
 
 def _rows(observer: BatchObserver, games: np.ndarray, seats: np.ndarray, python: bool) -> np.ndarray:
@@ -133,3 +136,33 @@ def test_numbas_own_switch_runs_the_kernels_as_python_with_the_same_observations
     )
     obs, _ = vector_env("dehla", num_envs=8, seed=2).reset(seed=2)
     assert run.stdout.strip() == np.asarray(obs).tobytes().hex()
+
+
+def test_random_legal_picks_the_same_column_compiled_or_not_and_never_an_illegal_one() -> None:
+    """``random_legal``'s kernel (``nth_true``) compiled and as plain Python: the same
+    column for the same draw, a true one in every row that has one, -1 in a row with
+    none, for bool and int8 masks, contiguous or not."""
+    rng = np.random.default_rng(12)
+    mask = rng.random((3000, 85)) < 0.08
+    mask[:40] = False  # rows with no legal action
+    mask[40:80] = True  # rows where every action is legal
+    for m in (mask, mask.astype(np.int8), mask[::2], mask[:, :52]):
+        u = rng.random(len(m))
+        got = vector_wrappers.nth_true(m, u)
+        assert np.array_equal(got, _python(vector_wrappers.nth_true)(m, u))
+        has = m.any(axis=1)
+        assert (got[~has] == -1).all()
+        assert m[np.flatnonzero(has), got[has]].all()
+        counts = m.sum(axis=1)  # the column is true entry number floor(u * count)
+        rank = np.array([int(np.count_nonzero(row[:c])) for row, c in zip(m[has], got[has], strict=True)])
+        assert np.array_equal(rank, (u[has] * counts[has]).astype(np.int64))
+
+
+def test_random_legal_is_uniform_over_the_legal_columns() -> None:
+    mask = np.zeros((60_000, 85), bool)
+    legal = [3, 17, 18, 51, 84]
+    mask[:, legal] = True
+    picks = random_legal(mask, np.random.default_rng(13))
+    share = np.bincount(picks, minlength=85)[legal] / len(picks)
+    assert np.abs(share - 0.2).max() < 0.01  # 5 sigma is about 0.0082 here
+    assert set(np.unique(picks)) == set(legal)

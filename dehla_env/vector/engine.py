@@ -1,8 +1,9 @@
 """The batched rules engine: ``N`` independent hands advanced in lockstep with numpy.
 
 :class:`BatchEngine` holds the state of ``N`` hands of one ruleset as arrays of shape
-``(N, ...)`` and applies one decision per game with array operations; no Python loop
-runs over games. It implements the same hand state machine as
+``(N, ...)`` and applies one decision per game with array operations, and the commonest
+decision, a card played, with a compiled kernel (:func:`play_cards`, plain Python that
+numba compiles as it is); no Python loop runs over games. It implements the same hand state machine as
 :class:`dehla_env.engine.HandState` (phases DEAL / DRAW / TRUMP / BID / PLAY / DONE, the
 staged deal of R0.3, trump making R1.4 / R2.4 / R3.1 / R4.2, the middle pile R1.5, the
 R3.3 early end) and the same outcome (:meth:`HandState.result`); tests replay the same
@@ -59,7 +60,7 @@ from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phas
 from ..rules import Rules, TrumpMaking
 from ..scoring import batch, hand_outcome
 from ..seats import side_of
-from ..tricks import trick_keys
+from ..tricks import trick_key, trick_keys
 from .kernel_types import compiled
 
 DEAL = int(Phase.DEAL)
@@ -74,6 +75,10 @@ CTX_CHOSEN = int(TrumpContext.CHOSEN)
 CTX_OPEN = int(TrumpContext.OPEN)
 CTX_VOID = int(TrumpContext.VOID)
 CTX_ALL_PASS = int(TrumpContext.ALL_PASS)
+
+# the helpers, compiled for play_cards (numba inlines them)
+_trick_key = compiled(trick_key)
+_suit_of = compiled(suit_of)
 
 _CARD_SUIT = suit_of(np.arange(NUM_CARDS))
 _CARD_RANK = rank_of(np.arange(NUM_CARDS))
@@ -122,6 +127,87 @@ def draw_deals(rng: np.random.Generator, k: int, n: int, deck_size: int) -> tupl
         dealers[i] = rng.integers(0, n)
         decks[i, :] = rng.permutation(deck_size) % NUM_CARDS
     return decks, dealers
+
+
+@compiled
+def play_cards(
+    games: np.ndarray,
+    cards: np.ndarray,
+    n: int,
+    one_pack: bool,
+    first_void: bool,
+    to_act: np.ndarray,
+    hands: np.ndarray,
+    played2: np.ndarray,
+    suitcnt: np.ndarray,
+    counts2: np.ndarray,
+    voids2: np.ndarray,
+    trick: np.ndarray,
+    ntrick: np.ndarray,
+    led: np.ndarray,
+    trump: np.ndarray,
+    trump_suit: np.ndarray,
+    trump_maker: np.ndarray,
+    best_key: np.ndarray,
+    best_seat: np.ndarray,
+) -> np.ndarray:
+    """Card ``cards[j]`` played by the seat to act in game ``games[j]``, for every ``j``:
+    the :class:`BatchEngine` arrays updated in place (the per-game ones as they are, the
+    others flat, the doubled ones as :meth:`BatchEngine._bind` views them). Returns
+    whether each card completed its trick; the seat to act moves on only in the others.
+    Plain Python that numba compiles as it is (:data:`~dehla_env.vector.kernel_types.compiled`).
+
+    Per card: out of the hand, into ``played``, the seat's counts; the suit led (the
+    first card's); a seat that did not follow is void in it (R0.4), and under R1.4 the
+    first such card makes its suit trump, already in force in this trick; then the card
+    winning so far, by :func:`~dehla_env.tricks.trick_key` (a later card must be
+    strictly higher, R2.8)."""
+    full = np.zeros(len(games), np.bool_)
+    block = n * NUM_CARDS
+    for j in range(len(games)):
+        g = games[j]
+        c = cards[j]
+        s = to_act[g]
+        suit = _suit_of(c)
+        base = g * n + s
+        fi = base * NUM_CARDS + c
+        fp = fi + g * block  # the doubled played array
+        if one_pack:  # each card once: held 1 -> 0, played 0 -> 1
+            hands[fi] = 0
+            played2[fp] = 1
+            played2[fp + block] = 1
+        else:
+            hands[fi] -= 1
+            played2[fp] += 1
+            played2[fp + block] += 1
+        suitcnt[base * 4 + suit] -= 1
+        ci = base + g * n  # the doubled counts
+        counts2[ci] -= 1
+        counts2[ci + n] -= 1
+        pos = ntrick[g]
+        if pos == 0:
+            led[g] = suit
+        lead = led[g]
+        if suit != lead:
+            vi = (g * 2 * n + s) * 4 + lead
+            voids2[vi] = 1
+            voids2[vi + 4 * n] = 1
+            if first_void and trump_suit[g] < 0:  # R1.4 / R2.4a
+                trump[g] = suit
+                trump_suit[g] = suit
+                trump_maker[g] = s
+        trick[g * n + pos] = c
+        key = _trick_key(c, lead, trump[g])
+        if pos == 0 or key > best_key[g]:
+            best_key[g] = key
+            best_seat[g] = s
+        pos += 1
+        ntrick[g] = pos
+        if pos == n:
+            full[j] = True
+        else:
+            to_act[g] = s + 1 if s + 1 < n else 0
+    return full
 
 
 class BatchEngine:
@@ -509,68 +595,39 @@ class BatchEngine:
 
     def _play(self, G: np.ndarray | slice, c: np.ndarray) -> None:
         """Cards ``c`` played in games ``G`` (an index array, or ``slice(None)``: every
-        game, when state reads are views and writes are plain stores)."""
-        n = self.n
+        game): :func:`play_cards` (compiled) plays them, then the tricks they completed
+        are finished and, where the next seat cannot follow, trump is made or revealed."""
         g = self.all if isinstance(G, slice) else G  # game numbers
-        s = self.to_act[G].copy()
-        suit = _CARD_SUIT[c]
-        base = g * n + s
-        fi = base * NUM_CARDS + c
-        fp = fi + g * (n * NUM_CARDS)  # the doubled played array
-        if self.packs == 1:  # each card once: held 1 -> 0, played 0 -> 1
-            self._hands_flat[fi] = 0
-            self._played_flat[fp] = 1
-            self._played_flat[fp + n * NUM_CARDS] = 1
-        else:
-            self._hands_flat[fi] -= 1
-            self._played_flat[fp] += 1
-            self._played_flat[fp + n * NUM_CARDS] += 1
-        self._suitcnt_flat[base * 4 + suit] -= 1
-        ci = base + g * n  # the doubled counts
-        self._counts_flat[ci] -= 1
-        self._counts_flat[ci + n] -= 1
-        pos = self.ntrick[G].copy()
-        first = pos == 0
-        led = np.where(first, suit, self.led[G])
-        self.led[G] = led
-        off = suit != led
-        if off.any():
-            go, so, lo = g[off], s[off], led[off]
-            vi = (go * (2 * n) + so) * 4 + lo
-            self._voids_flat[vi] = 1
-            self._voids_flat[vi + 4 * n] = 1
-            if self.first_void:
-                # R1.4 / R2.4a: the first card played by a seat unable to follow makes
-                # its suit trump, and is already a trump in this trick.
-                m = self.trump_suit[go] < 0
-                if m.any():
-                    gm = go[m]
-                    sm = suit[off][m]
-                    self.trump[gm] = sm
-                    self.trump_suit[gm] = sm
-                    self.trump_maker[gm] = so[m]
-        self._trick_flat[g * n + pos] = c
-        # the card winning so far (R0.4): a later card must be strictly higher
-        key = trick_keys(c, led, self.trump[G])
-        best = self.best_key[G]
-        better = first | (key > best)
-        self.best_key[G] = np.where(better, key, best)
-        self.best_seat[G] = np.where(better, s, self.best_seat[G])
-        pos += 1
-        self.ntrick[G] = pos
-        full = pos == n
+        full = play_cards(
+            games=g,
+            cards=c,
+            n=self.n,
+            one_pack=self.packs == 1,
+            first_void=self.first_void,
+            to_act=self.to_act,
+            hands=self._hands_flat,
+            played2=self._played_flat,
+            suitcnt=self._suitcnt_flat,
+            counts2=self._counts_flat,
+            voids2=self._voids_flat,
+            trick=self._trick_flat,
+            ntrick=self.ntrick,
+            led=self.led,
+            trump=self.trump,
+            trump_suit=self.trump_suit,
+            trump_maker=self.trump_maker,
+            best_key=self.best_key,
+            best_seat=self.best_seat,
+        )
         if full.all():
             self._finish_trick(G)
             return
         if full.any():
             self._finish_trick(g[full])
-            rest = ~full
-            G = g = g[rest]
-            s, led = s[rest], led[rest]
-        nxt = s + 1
-        nxt[nxt == n] = 0
-        self.to_act[G] = nxt
+            g = g[~full]
         if self.void_choice:
+            nxt = self.to_act[g]
+            led = self.led[g]
             void = self.suitcnt[g, nxt, led] == 0
             if void.any():
                 gv = g[void]

@@ -61,8 +61,9 @@ the default): an observation or mask buffer is recycled only once nothing but th
 holds it (CPython reference count; a numpy view or ``torch.from_numpy`` counts as a
 holder). With ``copy=False`` the same buffers are always overwritten (copy what you keep).
 
-The observations and the deals are written a game at a time by compiled kernels
-(:func:`~dehla_env.vector.observe.observe_rows`, :func:`~dehla_env.vector.engine.draw_deals`):
+The observations, the cards played and the deals are written a game at a time by compiled
+kernels (:func:`~dehla_env.vector.observe.observe_rows`, :func:`~dehla_env.vector.engine.play_cards`,
+:func:`~dehla_env.vector.engine.draw_deals`):
 plain Python that numba compiles as it is, on first use, and caches on disk, so a user
 compiles once (``NUMBA_DISABLE_JIT=1`` runs them as Python, the same arrays bit for
 bit, for debugging).

@@ -30,38 +30,39 @@ import numpy as np
 
 from ..seats import side_of
 from .env import VectorEnv
+from .kernel_types import compiled
 
 #: a batched player: ``policy(obs (k, D) float32, mask (k, 85) bool) -> actions (k,)``
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-# _SELECT8[b, r]: position of the r-th set bit of byte b (little-endian bit order)
-_SELECT8 = np.zeros((256, 8), np.int64)
-for _b in range(256):
-    _bits = [i for i in range(8) if _b >> i & 1]
-    _SELECT8[_b, : len(_bits)] = _bits
+
+@compiled
+def nth_true(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Per row ``i`` of ``mask``, the column of its true entry number ``floor(u[i] *
+    count)`` in column order, ``count`` the row's true entries (-1 for a row with none).
+
+    One pass per row, without a branch on the entries: every column is written to the
+    next slot of ``columns``, and the slot advances only past a true entry. Plain Python
+    that numba compiles as it is (:data:`~dehla_env.vector.kernel_types.compiled`)."""
+    k, width = mask.shape
+    out = np.empty(k, np.int64)
+    columns = np.empty(width, np.int64)
+    for i in range(k):
+        count = 0
+        for a in range(width):
+            columns[count] = a
+            count += 1 if mask[i, a] else 0
+        out[i] = columns[int(u[i] * count)] if count else -1
+    return out
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random True column per row of ``mask`` (-1 for a row with none).
-
-    Works on packed bytes: per-byte popcounts pick the byte holding the chosen action,
-    a table the bit within it, so the cost is a few operations on (11, k) arrays.
-    """
-    k = len(mask)
-    packed = np.packbits(mask, axis=1, bitorder="little").T.copy()  # (bytes, k)
-    pc = np.bitwise_count(packed).astype(np.int16)
-    cum = pc.copy()
-    for i in range(1, len(cum)):  # a cumsum over the few byte rows (numpy's is slow here)
-        np.add(cum[i - 1], pc[i], out=cum[i])
-    r = (rng.random(k) * cum[-1]).astype(np.int16)
-    j = (cum <= r).sum(axis=0)
-    none = j >= len(packed)
-    j[none] = 0
-    cols = np.arange(k)
-    within = r - cum[j, cols] + pc[j, cols]
-    action = j * 8 + _SELECT8[packed[j, cols], within]
-    action[none] = -1
-    return action
+    """A uniformly random True column per row of ``mask`` (-1 for a row with none): one
+    uniform draw per row from ``rng``, then :func:`nth_true` (compiled)."""
+    mask = np.asarray(mask)
+    if mask.ndim != 2:
+        raise ValueError(f"random_legal takes a (rows, actions) mask, not one of shape {mask.shape}")
+    return nth_true(mask, rng.random(len(mask)))
 
 
 class RandomPolicy:
