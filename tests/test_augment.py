@@ -8,9 +8,10 @@ import pytest
 from dehla_env import MatchState, make_rules
 from dehla_env.augment import ALL_PERMUTATIONS, relabel
 from dehla_env.encoding import ObservationEncoder
+from tests.rulesets import FOUR_PLAYER, ruleset_id
 
 
-@pytest.mark.parametrize("name,options", [("dehla", {}), ("coat-pees", {}), ("dehla-direct", {"trump": "named"})])
+@pytest.mark.parametrize(("name", "options"), FOUR_PLAYER, ids=[ruleset_id(c) for c in FOUR_PLAYER])
 def test_relabelled_observation_equals_observation_of_the_relabelled_game(name: str, options: dict) -> None:
     rules = make_rules(name, options)
     rng = np.random.default_rng(5)

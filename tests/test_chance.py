@@ -9,9 +9,10 @@ import pytest
 from dehla_env import MatchState, make_rules, raw_env
 from dehla_env.cards import NUM_CARDS, shuffled_deck
 from dehla_env.vector import vector_env
+from tests.rulesets import RULESETS, ruleset_id
 
 
-@pytest.mark.parametrize(("name", "options"), [("dehla", {}), ("court-piece", {}), ("dehla-direct", {"players": 6})])
+@pytest.mark.parametrize(("name", "options"), RULESETS, ids=[ruleset_id(c) for c in RULESETS])
 def test_one_seed_deals_the_same_first_hand_everywhere(name: str, options: dict) -> None:
     rules = make_rules(name, options)
     for seed in range(5):
