@@ -311,7 +311,7 @@ def _illegal_action(e: Any) -> int:
     return int(np.flatnonzero(mask == 0)[0])
 
 
-@pytest.mark.parametrize("config", [("dehla", {}), ("court-piece", {}), ("coat-pees", {})], ids=_id)
+@pytest.mark.parametrize("config", RULESETS, ids=_id)
 def test_raw_env_raises_on_an_illegal_action_and_keeps_the_state(config: tuple[str, dict[str, Any]]) -> None:
     e = _make(config, wrapped=False)
     e.reset(seed=4)
@@ -327,7 +327,7 @@ def test_raw_env_raises_on_an_illegal_action_and_keeps_the_state(config: tuple[s
         e.step(NUM_ACTIONS + 3)  # out of range: the engine's "no such action"
 
 
-@pytest.mark.parametrize("config", [("dehla", {}), ("dehla-direct", {"players": 6}), ("coat-pees", {})], ids=_id)
+@pytest.mark.parametrize("config", RULESETS, ids=_id)
 def test_wrapped_env_terminates_an_illegal_action_with_minus_one(config: tuple[str, dict[str, Any]]) -> None:
     e = _make(config)
     e.reset(seed=5)
@@ -405,7 +405,7 @@ def _outcome(e: Any, action: Any) -> tuple[Any, ...]:
     return (raised, agent, reward, term, trunc, dict(e._cumulative_rewards), obs["observation"].tobytes())
 
 
-@pytest.mark.parametrize("rules", ["dehla", "coat-pees"])
+@pytest.mark.parametrize("rules", [name for name, _ in first_of_each()])
 def test_env_behaves_exactly_as_pettingzoos_three_wrappers(rules: str) -> None:
     """Legal, illegal, out-of-range and malformed actions, steps after the end: env()
     (SafeEnv, one layer) and PettingZoo's stacked wrappers give the same results."""

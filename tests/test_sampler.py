@@ -21,7 +21,7 @@ from dehla_env import MatchState, make_rules
 from dehla_env.cards import SUIT_MASKS
 from dehla_env.engine import HandState, Phase
 from dehla_env.view import PlayerView, view_of
-from tests.rulesets import FOUR_PLAYER, ruleset_id
+from tests.rulesets import FOUR_PLAYER, first_of_each, hidden_information, ruleset_id
 
 RULESETS = FOUR_PLAYER
 
@@ -112,7 +112,7 @@ def test_samples_respect_the_view(name: str, options: dict) -> None:
             game.step()
 
 
-@pytest.mark.parametrize("name,options", [RULESETS[0], RULESETS[5]], ids=["dehla", "court-piece"])
+@pytest.mark.parametrize("name,options", first_of_each(RULESETS), ids=[ruleset_id(c) for c in first_of_each(RULESETS)])
 def test_a_sampler_draws_the_same_deals_however_many_it_drew_before(name: str, options: dict) -> None:
     """A sampler remembers the distribution it draws from across draws (a decision
     samples many worlds from one view); what it remembers never changes a draw: the
@@ -302,7 +302,7 @@ def test_the_samplers_shuffle_is_randoms_shuffle() -> None:
             assert a.getrandbits(64) == b.getrandbits(64)
 
 
-@pytest.mark.parametrize("name,options", [RULESETS[0], ("dehla-direct", {"trump": "closed"})], ids=["dehla", "closed"])
+@pytest.mark.parametrize("name,options", hidden_information(), ids=[ruleset_id(c) for c in hidden_information()])
 def test_each_world_of_a_sampler_is_built_afresh_from_the_view_and_its_deal(name: str, options: dict) -> None:
     """A sampler copies one public state into every world: a world played on (as a
     search does) changes none after it, and each is the state built from the view and

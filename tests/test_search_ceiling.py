@@ -12,6 +12,7 @@ import agents.playing.loop as play_loop
 from agents.bots import sampler
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
+from tests.rulesets import FOUR_PLAYER, first_of_each
 from tests.scripts import load_script
 
 
@@ -19,7 +20,7 @@ def _load() -> ModuleType:
     return load_script("benchmarks/search_ceiling.py")
 
 
-@pytest.mark.parametrize("ruleset", ["dehla", "dehla-direct"])
+@pytest.mark.parametrize("ruleset", [name for name, _ in first_of_each(FOUR_PLAYER)])
 def test_the_ceiling_searcher_samples_the_true_deal(ruleset: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # restored after the test: the swap must not leak into other tests
     monkeypatch.setattr(play_loop, "view_of", play_loop.view_of)

@@ -1,9 +1,11 @@
-"""The batched engine's compiled kernels (``observe_rows``, ``draw_deals``, ``play_cards``, ``random_legal``'s
-``nth_true``) against the same functions run as plain Python (numba's ``py_func``, and a run under
+"""The batched engine's compiled kernels (``observe_rows``, ``draw_deals``,
+``play_cards``, ``legal_cards``, ``random_legal``'s ``nth_true``) against the same
+functions run as plain Python (numba's ``py_func``, and a run under
 ``NUMBA_DISABLE_JIT=1``): the same observation rows, bit for bit (float32 and uint8
 codes, every seat of every game, every ruleset, hands in progress and over), the same
-deals from the same generator (the scalar env's), and the vector env either way against
-the reference env (the equivalence run of ``tests/test_vector_equivalence.py``)."""
+deals from the same generator (the scalar env's), the same random columns for the same
+draws, and the vector env either way against the reference env (the equivalence run of
+``tests/test_vector_equivalence.py``)."""
 
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ def plain_python(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(vector_engine, "draw_deals", _python(vector_engine.draw_deals))
     monkeypatch.setattr(vector_wrappers, "nth_true", _python(vector_wrappers.nth_true))
     monkeypatch.setattr(vector_engine, "play_cards", _python(vector_engine.play_cards))
+    monkeypatch.setattr(vector_engine, "legal_cards", _python(vector_engine.legal_cards))
 
 
 def _rows(observer: BatchObserver, games: np.ndarray, seats: np.ndarray, python: bool) -> np.ndarray:

@@ -2,8 +2,9 @@
 
 :class:`BatchEngine` holds the state of ``N`` hands of one ruleset as arrays of shape
 ``(N, ...)`` and applies one decision per game with array operations, and the commonest
-decision, a card played, with a compiled kernel (:func:`play_cards`, plain Python that
-numba compiles as it is); no Python loop runs over games. It implements the same hand state machine as
+decision, a card played, and the cards that may be played with compiled kernels
+(:func:`play_cards`, :func:`legal_cards`: plain Python that numba compiles as it is); no
+Python loop runs over games. It implements the same hand state machine as
 :class:`dehla_env.engine.HandState` (phases DEAL / DRAW / TRUMP / BID / PLAY / DONE, the
 staged deal of R0.3, trump making R1.4 / R2.4 / R3.1 / R4.2, the middle pile R1.5, the
 R3.3 early end) and the same outcome (:meth:`HandState.result`); tests replay the same
@@ -208,6 +209,32 @@ def play_cards(
         else:
             to_act[g] = s + 1 if s + 1 < n else 0
     return full
+
+
+@compiled
+def legal_cards(
+    games: np.ndarray,
+    phase: np.ndarray,
+    to_act: np.ndarray,
+    led: np.ndarray,
+    hands: np.ndarray,
+    suitcnt: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The card columns of ``out`` (k, 85): in game ``games[j]``, the cards the seat to
+    act may play, where a card is due (none elsewhere): the led suit's if it holds one,
+    else any it holds (R0.4). Plain Python that numba compiles as it is."""
+    for j in range(len(games)):
+        g = games[j]
+        if phase[g] != PLAY:
+            out[j, :NUM_CARDS] = False
+            continue
+        s = to_act[g]
+        suit = led[g]
+        select = SUIT_SELECT[suit if suit >= 0 and suitcnt[g, s, suit] > 0 else 4]
+        held = hands[g, s]
+        for c in range(NUM_CARDS):
+            out[j, c] = held[c] > 0 and select[c]
 
 
 class BatchEngine:
@@ -812,32 +839,26 @@ class BatchEngine:
             self._await(gc, PLAY, seat)
 
     # ------------------------------------------------------------------ queries
-    def legal_mask(
-        self, g: np.ndarray | slice | None = None, out: np.ndarray | None = None, held: np.ndarray | None = None
-    ) -> np.ndarray:
+    def legal_mask(self, g: np.ndarray | slice | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """(k, 85) bool: the legal actions of the seat to act in each game of ``g``
         (an index array or a slice; all False on a chance step or when the hand is over).
-
-        ``held``, if given, is ``hands[g, to_act[g]]`` already gathered.
-        """
+        The cards are :func:`legal_cards`'s (compiled), the calls array operations."""
         if g is None:
             g = slice(None)
         idx = self.all[g] if isinstance(g, slice) else g
         k = len(idx)
         if out is None:
             out = np.zeros((k, NUM_ACTIONS), bool)
+        legal_cards(
+            games=idx,
+            phase=self.phase,
+            to_act=self.to_act,
+            led=self.led,
+            hands=self.hands,
+            suitcnt=self.suitcnt,
+            out=out,
+        )
         ph = self.phase[g]
-        s = np.maximum(self.to_act[g], 0)
-        if held is None:
-            held = self.hands[idx, s]
-        led = self.led[g]
-        ledc = np.maximum(led, 0)
-        follow = (self.suitcnt[idx, s, ledc] > 0) & (led >= 0)
-        # R0.4: follow suit if able, else any card
-        np.logical_and(held, SUIT_SELECT[np.where(follow, ledc, 4)], out=out[:, :NUM_CARDS])
-        play = ph == PLAY
-        if not play.all():
-            out[:, :NUM_CARDS] &= play[:, None]
         if self.trump_phase:
             out[:, TRUMP_OFFSET:PASS_ACTION] = (ph == TRUMP)[:, None]
         if self.bidding:

@@ -61,8 +61,9 @@ the default): an observation or mask buffer is recycled only once nothing but th
 holds it (CPython reference count; a numpy view or ``torch.from_numpy`` counts as a
 holder). With ``copy=False`` the same buffers are always overwritten (copy what you keep).
 
-The observations, the cards played and the deals are written a game at a time by compiled
-kernels (:func:`~dehla_env.vector.observe.observe_rows`, :func:`~dehla_env.vector.engine.play_cards`,
+The observations, the legal cards, the cards played and the deals are written a game at a
+time by compiled kernels (:func:`~dehla_env.vector.observe.observe_rows`,
+:func:`~dehla_env.vector.engine.legal_cards`, :func:`~dehla_env.vector.engine.play_cards`,
 :func:`~dehla_env.vector.engine.draw_deals`):
 plain Python that numba compiles as it is, on first use, and caches on disk, so a user
 compiles once (``NUMBA_DISABLE_JIT=1`` runs them as Python, the same arrays bit for
@@ -201,7 +202,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.render_mode = None
         self._np_random, self._np_random_seed = seeding.np_random(seed)
         self._all = self.engine.all
-        self._row_base = self._all * n
         self._obs: np.ndarray | None = None  # the reused buffer (copy=False)
         self._obs_pool: list[np.ndarray] = []  # returned buffers, recycled once released (copy=True)
         self._mask_pool: list[np.ndarray] = []
@@ -528,15 +528,12 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def _observe(self, g: np.ndarray, obs: np.ndarray, full: bool) -> None:
         """Observation and legal mask of the seat to act in games ``g``."""
         e = self.engine
-        rows = e.hands.reshape(-1, e.hands.shape[-1])
         if not full:
-            seats = e.to_act[g]
-            self.observer.observe(g, seats, out=obs)
-            self._mask[g] = e.legal_mask(g, held=rows[g * e.n + np.maximum(seats, 0)])
+            self.observer.observe(g, e.to_act[g], out=obs)
+            self._mask[g] = e.legal_mask(g)
             return
-        seats = e.to_act.copy()
-        e.legal_mask(slice(None), out=self._mask, held=rows[self._row_base + np.maximum(seats, 0)])
-        self.observer.observe(slice(None), seats, out=obs)
+        e.legal_mask(slice(None), out=self._mask)
+        self.observer.observe(slice(None), e.to_act.copy(), out=obs)
 
     @property
     def final_obs(self) -> bool | str | int:

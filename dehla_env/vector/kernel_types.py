@@ -14,6 +14,7 @@ import numpy as np
 
 #: How the batched engine's kernels (:func:`~dehla_env.vector.observe.observe_rows`,
 #: :func:`~dehla_env.vector.engine.draw_deals`, :func:`~dehla_env.vector.engine.play_cards`,
+#: :func:`~dehla_env.vector.engine.legal_cards`,
 #: :func:`~dehla_env.vector.wrappers.nth_true` behind ``random_legal``) are compiled: as
 #: they are, plain Python that numba compiles on first use and caches on disk (``__pycache__/*.nbi``, ``*.nbc``),
 #: so a user compiles once. ``NUMBA_DISABLE_JIT=1`` runs them as Python (debugging, and
