@@ -169,7 +169,7 @@ def play_cards(
         g = games[j]
         c = cards[j]
         s = to_act[g]
-        suit = _suit_of(c)
+        suit: int = _suit_of(c)
         base = g * n + s
         fi = base * NUM_CARDS + c
         fp = fi + g * block  # the doubled played array
