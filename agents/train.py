@@ -185,7 +185,7 @@ class Args:
     """gradient clipping"""
     bf16_update: bool = False
     """the update's passes and GAE's values, and the warm start's fit, in bfloat16 autocast
-    (weights, optimiser and losses stay float32): 2.5x faster on CPUs with AVX512-BF16
+    (weights, optimiser and losses stay float32): 1.4-2.6x faster on CPUs with AVX512-BF16
     (benchmarks/update_speed.py)"""
     privileged_critic: bool = True
     """the critic reads the hidden cards too (training only)"""
