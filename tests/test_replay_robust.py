@@ -412,8 +412,8 @@ def _mutated_record(draw: st.DrawFn) -> tuple[Any, bytes]:
             else:
                 moves.insert(i, draw(_MOVE_TEXTS))
                 del moves[draw(st.integers(i, len(moves) - 1)) :]
-        elif op == 3 and isinstance(hand, dict) and isinstance(hand.get("deck"), str):
-            cards = hand["deck"].split()
+        elif op == 3 and isinstance(hand, dict) and isinstance(hand.get("deck"), str) and hand["deck"].split():
+            cards = hand["deck"].split()  # a deck an earlier mutation left empty has no card to change
             i, j = draw(st.integers(0, len(cards) - 1)), draw(st.integers(0, len(cards) - 1))
             cards[i] = cards[j] if draw(st.booleans()) else draw(st.sampled_from(["XX", "10S", "AS", ""]))
             hand["deck"] = " ".join(cards)
