@@ -73,6 +73,15 @@ def first_of_each(configs: Sequence[tuple[str, dict[str, Any]]] = RULESETS) -> l
     return list(firsts.values())
 
 
+def one_per_table_size() -> list[tuple[str, dict[str, Any]]]:
+    """The first entry of each table size (four players, six): for the checks where only
+    the deck and the seats differ, such as the deals."""
+    firsts: dict[int, tuple[str, dict[str, Any]]] = {}
+    for config in RULESETS:
+        firsts.setdefault(rules_of(config).players, config)
+    return list(firsts.values())
+
+
 def hidden_information() -> list[tuple[str, dict[str, Any]]]:
     """The first entry of each preset, and every entry whose trump is chosen in secret
     (R2.4c): the information-fairness checks, where what a seat cannot see differs."""

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 from test_vector_equivalence import ALL, ONE_EACH, run_equivalence
 
-from dehla_env import make_rules
 from dehla_env.cards import shuffled_deck
 from dehla_env.vector import engine as vector_engine
 from dehla_env.vector import observe as vector_observe
@@ -26,7 +25,7 @@ from dehla_env.vector import random_legal, vector_env
 from dehla_env.vector import wrappers as vector_wrappers
 from dehla_env.vector.engine import DONE, BatchEngine
 from dehla_env.vector.observe import BatchObserver
-from tests.rulesets import ruleset_id
+from tests.rulesets import one_per_table_size, rules_of, ruleset_id
 
 
 def _python(kernel: Any) -> Any:
@@ -92,11 +91,9 @@ def test_compiled_rows_of_hands_that_are_over_include_the_match_values() -> None
         assert expected[:, env.observer.o["match"] :][:, :8].any()
 
 
-@pytest.mark.parametrize("rules", ["dehla", "dehla-direct players=6"])
-def test_the_deals_compiled_or_not_are_the_one_shuffles_deals(rules: str) -> None:
-    name, *rest = rules.split()
-    options = dict(item.split("=") for item in rest)
-    r = make_rules(name, **{k: int(v) for k, v in options.items()})
+@pytest.mark.parametrize("cfg", one_per_table_size(), ids=[ruleset_id(c) for c in one_per_table_size()])
+def test_the_deals_compiled_or_not_are_the_one_shuffles_deals(cfg: tuple[str, dict[str, Any]]) -> None:
+    r = rules_of(cfg)
     one = np.random.default_rng(11)  # the scalar env's draws: a dealer, then the one shuffle (R0.3)
     expected = [(int(one.integers(r.players)), shuffled_deck(one, r.packs)) for _ in range(300)]
     after = one.random()
