@@ -348,8 +348,13 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
         if a.keep_policy_minutes <= 0 or (elapsed / 60 < next_keep and not last):
             return
         (run_dir / "policies").mkdir(exist_ok=True)
-        kept = {**policy_checkpoint(policy, rules), "model": learner.acting_state(), "update": update}
-        save_checkpoint(run_dir / "policies" / f"update-{update}.pt", {**kept, "minutes": elapsed / 60})
+        kept = {
+            **policy_checkpoint(policy, rules),
+            "model": learner.acting_state(),
+            "update": update,
+            "minutes": elapsed / 60,
+        }
+        save_checkpoint(run_dir / "policies" / f"update-{update}.pt", kept)
         while next_keep <= elapsed / 60:
             next_keep += a.keep_policy_minutes
 

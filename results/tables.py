@@ -434,8 +434,9 @@ def time_to_strength() -> str:
     """Per recipe run (``benchmarks/time_to_strength.py``): what it is, its config and the
     settings changed from it, the minutes its network needed to first reach the target (with the share
     then, over all the deals), and the learning curve (share at minute, screening deals)."""
+    data = load("time_to_strength")
     rows = []
-    for r in load("time_to_strength")["records"]:
+    for r in data["records"]:
         t = r["training"]
         reached = "not reached" if r["minutes_to_target"] is None else f"**{number(r['minutes_to_target'])}**"
         curve = ", ".join(f"{share(p['figure'])} at {number(p['minutes'])}" for p in r["curve"])
@@ -449,7 +450,7 @@ def time_to_strength() -> str:
         )  # fmt: skip
     header = [
         "run", "settings", "ruleset", "target", "minutes to target", "share then [95% CI]", "deals (seed)",
-        f"learning curve (share at minute, first {load('time_to_strength')['screen_deals']} deals)",
+        f"learning curve (share at minute, first {data['screen_deals']} deals)",
         "updates in minutes", "reproducible",
     ]  # fmt: skip
     return table(header, rows, "llllrrrlrl")
