@@ -89,6 +89,7 @@ from .encoding import (
     structured_from_flat,
 )
 from .engine import MatchState, Phase
+from .errors import IllegalMoveError
 from .render import render_match
 from .rewards import RewardKind, last_hand_side0_reward, match_reward, reward_kind
 from .rules import Rules, rules_from
@@ -463,7 +464,6 @@ class SafeEnv(wrappers.OrderEnforcingWrapper):
         super().__init__(env)
         self._raw = env
         self._illegal_value = illegal_reward
-        self._prev_obs: Any = None
         self._terminated = False  # terminated by an illegal move
 
     def __getattr__(self, name: str) -> Any:
@@ -476,27 +476,19 @@ class SafeEnv(wrappers.OrderEnforcingWrapper):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._terminated = False
-        self._prev_obs = None
         super().reset(seed=seed, options=options)
 
     def observe(self, agent: str) -> Any:
         if not self._has_reset:
             raise ResetNeededError("observe()")
-        raw = self._raw
-        obs = raw.observe(agent)
-        if agent == raw.agent_selection:
-            self._prev_obs = obs
-        return obs
+        return self._raw.observe(agent)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last`` of the raw env once reset was checked, instead of through
-        four guarded properties; the observation is kept for :meth:`step`'s mask."""
+        four guarded properties."""
         if not self._has_reset:
             raise ResetNeededError("last()")
-        result = self._raw.last(observe)
-        if observe:
-            self._prev_obs = result[0]
-        return result
+        return self._raw.last(observe)
 
     def render(self) -> Any:
         if not self._has_reset:
@@ -526,14 +518,18 @@ class SafeEnv(wrappers.OrderEnforcingWrapper):
         else:
             inside = raw.action_spaces[agent].contains(action)
         assert (action is None and dead) or inside, "action is not in action space"
-        # illegal moves terminate the game, the mover losing
-        if self._prev_obs is None:
-            self.observe(agent)
-        mask = self._prev_obs["action_mask"]
-        self._prev_obs = None
-        if self._terminated and dead:
-            raw._was_dead_step(action)
-        elif not dead and not mask[action]:
+        if dead:
+            if self._terminated:
+                raw._was_dead_step(action)
+            else:
+                raw.step(action)
+            return
+        # illegal moves terminate the game, the mover losing. The mask the wrapper
+        # checks is the agent's legal moves, which the engine checks too, changing
+        # nothing when it refuses (R5): its refusal is the wrapper's check.
+        try:
+            raw.step(action)
+        except IllegalMoveError:
             EnvLogger.warn_on_illegal_move()
             raw._cumulative_rewards[agent] = 0
             raw.terminations = dict.fromkeys(raw.agents, True)
@@ -543,8 +539,6 @@ class SafeEnv(wrappers.OrderEnforcingWrapper):
             raw._accumulate_rewards()
             raw._deads_step_first()
             self._terminated = True
-        else:
-            raw.step(action)
 
 
 def env(**kwargs: Any) -> AECEnv:

@@ -425,6 +425,8 @@ def test_env_behaves_exactly_as_pettingzoos_three_wrappers(rules: str) -> None:
                 action = int(np.flatnonzero(obs["action_mask"] == 0)[0])  # illegal: the game ends
             elif roll < 0.08:
                 action = int(rng.choice([-1, 85, 1000]))  # outside the action space
+            elif roll < 0.10:  # a numpy integer, as a policy gives it: legal or not
+                action = np.int64(rng.choice(np.flatnonzero(obs["action_mask"] == rng.integers(2))))
             else:
                 action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
             with warnings.catch_warnings():
