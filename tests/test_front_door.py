@@ -194,6 +194,17 @@ def test_the_shipped_configs_load_by_name() -> None:
     assert config_file("no-such-config") == Path("no-such-config")
 
 
+@pytest.mark.parametrize("name", shipped_config_names())
+def test_every_shipped_config_is_a_valid_set_of_trainer_settings(name: str) -> None:
+    """A typo in a config (a misspelt key, a value of the wrong type) fails here, not
+    minutes into a user's run."""
+    from agents.train import Args
+    from agents.training.runs import load_settings
+
+    settings = load_settings(Args, config_file(name), [])
+    assert settings.run_name == name and make_rules(settings.rules, settings.rule_options).players in (4, 6)
+
+
 def test_the_top_level_train_py_runs_the_trainer_on_a_config_of_the_top_level_configs() -> None:
     out = subprocess.run(
         [sys.executable, "train.py", "--config", "configs/dehla.yaml", "--help"],
