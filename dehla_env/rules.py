@@ -505,6 +505,8 @@ PRESET_TABLE: dict[str, Preset] = {
     )
 }
 PRESETS = tuple(PRESET_TABLE)
+#: the preset ``make_rules()`` builds when none is named
+DEFAULT_PRESET = PRESETS[0]
 #: each preset's name for people, with its part of RULES.md
 PRESET_TITLES = {name: p.title for name, p in PRESET_TABLE.items()}
 #: each preset in two plain sentences, for a newcomer choosing one (set-up forms, the
@@ -512,7 +514,7 @@ PRESET_TITLES = {name: p.title for name, p in PRESET_TABLE.items()}
 PRESET_DESCRIPTIONS = {name: p.description for name, p in PRESET_TABLE.items()}
 
 
-def make_rules(name: str = "dehla", options: Mapping[str, Any] | None = None, **kwargs: Any) -> Rules:
+def make_rules(name: str = DEFAULT_PRESET, options: Mapping[str, Any] | None = None, **kwargs: Any) -> Rules:
     """Build and validate the rules for preset ``name``.
 
     Options come from ``options`` (a mapping, as in an R6 record) and/or keyword

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from dehla_env.rules import DEFAULT_PRESET
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).resolve().parent
 #: the published reference ladders: package data of the benchmark, read as they ship
@@ -224,7 +226,7 @@ def findings(group: str) -> Callable[[], str]:
 
     def render() -> str:
         records = group_records(group)
-        mixed = any(r["rules"] != "dehla" or r.get("options") for r in records)
+        mixed = any(r["rules"] != DEFAULT_PRESET or r.get("options") for r in records)
         extra_flat = any("flat" in r for r in records)
         extra_ms = any("ms_per_decision" in r for r in records)
         header = [

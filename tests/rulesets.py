@@ -27,9 +27,6 @@ RULESETS: list[tuple[str, dict[str, Any]]] = [
     ("coat-pees", {}),
 ]
 
-#: the four-player ones (the solver, the sampler and the batched search are four-player)
-FOUR_PLAYER = [(name, options) for name, options in RULESETS if options.get("players", 4) == 4]
-
 
 def ruleset_id(config: tuple[str, dict[str, Any]]) -> str:
     """A test id: ``dehla-direct-trump=closed``."""
@@ -39,6 +36,10 @@ def ruleset_id(config: tuple[str, dict[str, Any]]) -> str:
 
 def rules_of(config: tuple[str, dict[str, Any]]) -> Rules:
     return make_rules(config[0], **config[1])
+
+
+#: the four-player ones (the solver, the sampler and the batched search are four-player)
+FOUR_PLAYER = [config for config in RULESETS if rules_of(config).players == 4]
 
 
 def with_options(extra: Mapping[str, Sequence[dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:

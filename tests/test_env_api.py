@@ -22,7 +22,7 @@ from pettingzoo.test.state_test import test_state_space as check_state_space
 from dehla_env import IllegalMoveError, env, raw_env
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.cards import NUM_CARDS
-from tests.rulesets import RULESETS, first_of_each, rules_of, with_options
+from tests.rulesets import RULESETS, first_of_each, rules_of, ruleset_id, with_options
 
 # every ruleset of tests/rulesets.py as it is, and some again with env-level options on top:
 # episode, observation and every valid reward kind
@@ -40,11 +40,6 @@ ALL_CONFIGS = with_options(
         ],
     }
 )
-
-
-def _id(config: tuple[str, dict[str, Any]]) -> str:
-    name, options = config
-    return name + "".join(f"-{k}={v}" for k, v in options.items())
 
 
 def _make(config: tuple[str, dict[str, Any]], wrapped: bool = True, **extra: Any) -> Any:
@@ -84,18 +79,18 @@ def _same(a: Any, b: Any) -> bool:
 
 
 # ---------------------------------------------------------------------- PettingZoo's tests
-@pytest.mark.parametrize("config", ALL_CONFIGS, ids=_id)
+@pytest.mark.parametrize("config", ALL_CONFIGS, ids=ruleset_id)
 def test_pettingzoo_api_test(config: tuple[str, dict[str, Any]], capsys: pytest.CaptureFixture[str]) -> None:
     _quiet_api_test(_make(config), num_cycles=60)
     assert "Passed API test" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("config", ALL_CONFIGS, ids=_id)
+@pytest.mark.parametrize("config", ALL_CONFIGS, ids=ruleset_id)
 def test_pettingzoo_api_test_raw_env(config: tuple[str, dict[str, Any]]) -> None:
     _quiet_api_test(_make(config, wrapped=False), num_cycles=60)
 
 
-@pytest.mark.parametrize("config", ALL_CONFIGS, ids=_id)
+@pytest.mark.parametrize("config", ALL_CONFIGS, ids=ruleset_id)
 def test_pettingzoo_seed_test(config: tuple[str, dict[str, Any]]) -> None:
     seed_test(lambda: _make(config), num_cycles=60)
 
@@ -159,17 +154,7 @@ def test_render_without_mode_returns_none() -> None:
 
 
 # ---------------------------------------------------------------------- reproducibility
-@pytest.mark.parametrize(
-    "config",
-    [
-        ("dehla", {}),
-        ("dehla-direct", {"trump": "closed"}),
-        ("dehla-direct", {"players": 6}),
-        ("court-piece", {"episode": "match", "points": 3}),
-        ("coat-pees", {"episode": "match", "gap": 15, "observation": "structured"}),
-    ],
-    ids=_id,
-)
+@pytest.mark.parametrize("config", ALL_CONFIGS, ids=ruleset_id)
 def test_reset_seed_reproduces_whole_episodes(config: tuple[str, dict[str, Any]]) -> None:
     e1 = _make(config)
     e2 = _make(config)
@@ -216,7 +201,7 @@ def test_a_copied_env_goes_on_as_the_original(copy_env: Any) -> None:
 
 
 # ---------------------------------------------------------------------- rewards
-@pytest.mark.parametrize("config", ALL_CONFIGS, ids=_id)
+@pytest.mark.parametrize("config", ALL_CONFIGS, ids=ruleset_id)
 def test_rewards_zero_sum_and_partners_equal(config: tuple[str, dict[str, Any]]) -> None:
     rng = np.random.default_rng(1)
     e = _make(config, wrapped=False)
@@ -273,7 +258,7 @@ def test_win_reward_matches_the_hand_winner() -> None:
 
 
 # ---------------------------------------------------------------------- masks and infos
-@pytest.mark.parametrize("config", RULESETS, ids=_id)
+@pytest.mark.parametrize("config", RULESETS, ids=ruleset_id)
 def test_info_mask_matches_observation_and_is_zero_for_others(config: tuple[str, dict[str, Any]]) -> None:
     e = _make(config, wrapped=False)
     rng = np.random.default_rng(2)
@@ -311,7 +296,7 @@ def _illegal_action(e: Any) -> int:
     return int(np.flatnonzero(mask == 0)[0])
 
 
-@pytest.mark.parametrize("config", RULESETS, ids=_id)
+@pytest.mark.parametrize("config", RULESETS, ids=ruleset_id)
 def test_raw_env_raises_on_an_illegal_action_and_keeps_the_state(config: tuple[str, dict[str, Any]]) -> None:
     e = _make(config, wrapped=False)
     e.reset(seed=4)
@@ -327,7 +312,7 @@ def test_raw_env_raises_on_an_illegal_action_and_keeps_the_state(config: tuple[s
         e.step(NUM_ACTIONS + 3)  # out of range: the engine's "no such action"
 
 
-@pytest.mark.parametrize("config", RULESETS, ids=_id)
+@pytest.mark.parametrize("config", RULESETS, ids=ruleset_id)
 def test_wrapped_env_terminates_an_illegal_action_with_minus_one(config: tuple[str, dict[str, Any]]) -> None:
     e = _make(config)
     e.reset(seed=5)
@@ -349,7 +334,7 @@ def test_wrapped_env_terminates_an_illegal_action_with_minus_one(config: tuple[s
 
 
 # ---------------------------------------------------------------------- privileged state
-@pytest.mark.parametrize("config", RULESETS, ids=_id)
+@pytest.mark.parametrize("config", RULESETS, ids=ruleset_id)
 def test_state_and_privileged_observation_shapes(config: tuple[str, dict[str, Any]]) -> None:
     e = _make(config, wrapped=False)
     check_state_space(e)

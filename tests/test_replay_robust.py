@@ -34,6 +34,7 @@ from dehla_env.engine import Phase
 from dehla_env.records import EMPTY_LINE, MAX_SAFE_ID, SHOWN_CHARS, replay_line, replay_lines, replay_record
 from dehla_env.replay import main
 from tests.deals import deck_from_hands
+from tests.rulesets import RULESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 SEAT = re.compile(r"by seat \d+|by chance|with no seat to act")
@@ -139,14 +140,11 @@ def _play_record(rules_name: str, options: dict[str, Any], seed: int, hands: int
 @lru_cache(maxsize=1)
 def _base_records() -> tuple[dict[str, Any], ...]:
     """Valid records of every ruleset, the seeds of the mutation fuzz."""
+    # every entry of tests/rulesets.py, two hands each, and a first hand where every seat
+    # follows suit (R1.4: the draw)
     records = (
         _play_record("dehla", {"max_hands": 2}, 1, 2, all_follow=True),
-        _play_record("dehla", {"trump": "chosen", "kots": 1}, 2, 2),
-        _play_record("dehla-direct", {"trump": "closed", "max_hands": 2}, 3, 2),
-        _play_record("dehla-direct", {"trump": "open", "scoring": "double-sar"}, 4, 1),
-        _play_record("dehla-direct", {"players": 6, "trump": "named"}, 5, 1),
-        _play_record("court-piece", {}, 6, 2),
-        _play_record("coat-pees", {"max_hands": 1}, 7, 2),
+        *(_play_record(name, options, seed, 2) for seed, (name, options) in enumerate(RULESETS, start=2)),
     )
     for record in records:
         assert replay_record(record)["error"] is None, record["id"]
