@@ -34,7 +34,7 @@ from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import view_of
 from tests.batched_replay import replay_records
 from tests.conformance import conformance_sets, normalise
-from tests.rulesets import first_of_each, ruleset_id, with_options
+from tests.rulesets import FOUR_PLAYER, first_of_each, ruleset_id, with_options
 
 
 class _ScriptedEnv(raw_env):
@@ -373,15 +373,8 @@ def test_r6_bad_records_through_batched_engine() -> None:
     assert outs[2]["hands"] == [] and outs[2]["hands_played"] == 0
 
 
-LOADED = [
-    ("dehla", {}),
-    ("dehla", {"trump": "chosen"}),
-    ("dehla-direct", {}),
-    ("dehla-direct", {"trump": "closed"}),
-    ("dehla-direct", {"trump": "named"}),
-    ("court-piece", {}),
-    ("coat-pees", {}),
-]
+# every four-player entry of tests/rulesets.py (the batch loads four-player hands for search)
+LOADED = FOUR_PLAYER
 
 
 @pytest.mark.parametrize("cfg", LOADED, ids=ruleset_id)
