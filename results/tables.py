@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from dehla_env.rules import DEFAULT_PRESET
+from dehla_env.rules import make_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).resolve().parent
@@ -226,7 +226,8 @@ def findings(group: str) -> Callable[[], str]:
 
     def render() -> str:
         records = group_records(group)
-        mixed = any(r["rules"] != DEFAULT_PRESET or r.get("options") for r in records)
+        default = make_rules()  # the rules a reader assumes where the table names none
+        mixed = any(make_rules(r["rules"], r.get("options")) != default for r in records)
         extra_flat = any("flat" in r for r in records)
         extra_ms = any("ms_per_decision" in r for r in records)
         header = [
