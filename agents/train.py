@@ -114,6 +114,9 @@ class Args:
     """hidden layer sizes of the policy (and of the critic, unless critic_hidden)"""
     critic_hidden: list[int] | None = None
     """hidden layer sizes of the critic (none: hidden)"""
+    critic_arch: str = "mlp"
+    """critic network: mlp, or suits (agents.nets.suitnet.SuitValue: the same weights for
+    every suit, so a position and its renaming get the same value)"""
     card_features: bool = True
     """append the card-counting features of agents.nets.features to the policy's input"""
     arch: str = "mlp"
@@ -289,7 +292,12 @@ def train(cli: argparse.Namespace, a: Args, changed: list[str]) -> int:
     torch.manual_seed(a.seed)
     gen = torch.Generator().manual_seed(a.seed)  # on the CPU: the same minibatches on every device
     policy = PolicyNet.for_rules(rules, tuple(a.hidden), a.card_features, a.arch)
-    critic = ValueNet(observation_size(rules) + privileged_size(rules), tuple(a.critic_hidden or a.hidden))
+    critic = ValueNet(
+        observation_size(rules) + privileged_size(rules),
+        tuple(a.critic_hidden or a.hidden),
+        a.critic_arch,
+        players=rules.players,
+    )
     learner = ppo.Learner(policy, critic, a.learning_rate, device)
     pool = OpponentPool(a.opponents, a.max_snapshots)
     update, decisions, elapsed = 0, 0, 0.0

@@ -49,7 +49,7 @@ def time_update(
     matrix products, and one step's linear-layer operations (forward, and backward for
     inputs and weights)."""
     policy = PolicyNet(d, tuple(a.hidden), a.card_features, a.arch)
-    critic = ValueNet(d + p, tuple(a.critic_hidden or a.hidden))
+    critic = ValueNet(d + p, tuple(a.critic_hidden or a.hidden), a.critic_arch)
     learner = ppo.Learner(policy, critic, a.learning_rate, torch.device("cpu"))
     if compile_nets:
         learner.policy.net = torch.compile(learner.policy.net)  # type: ignore[assignment]

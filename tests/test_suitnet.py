@@ -14,7 +14,7 @@ import torch
 
 from agents.nets.agent import PolicyAgent
 from agents.nets.features import CardFeatures, net_input_layout
-from agents.nets.policy import CheckpointError, PolicyNet, policy_from_checkpoint
+from agents.nets.policy import CheckpointError, PolicyNet, ValueNet, critic_input_layout, policy_from_checkpoint
 from dehla_env.augment import (
     ALL_PERMUTATIONS,
     action_suit_groups,
@@ -33,6 +33,7 @@ LAYOUTS = {
     "observation, 6 players": layout_for(6),
     "network input with card features": net_input_layout(4, True),
     "privileged features": privileged_layout(4),
+    "critic input (observation, then privileged features)": critic_input_layout(4),
 }
 
 
@@ -108,6 +109,47 @@ def test_renaming_the_suits_of_a_position_renames_the_logits(name: str, options:
             torch.testing.assert_close(net(renamed_obs)[:, new_action], logits, atol=1e-5, rtol=1e-5)
             mlp_moved = max(mlp_moved, float((mlp(renamed_obs)[:, new_action] - mlp_logits).abs().max()))
     assert mlp_moved > 1e-3  # the property is the architecture's, not the test's
+
+
+def _critic_inputs(name: str, options: dict, count: int = 40) -> torch.Tensor:
+    """What the trainer's critic reads in random legal play: each seat to act's
+    observation followed by its privileged features."""
+    env = raw_env(rules=name, **options)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    rows = []
+    while len(rows) < count:
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.reset()
+            continue
+        rows.append(env.privileged_observation(env.agent_selection))
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return torch.as_tensor(np.stack(rows))
+
+
+@pytest.mark.parametrize(("name", "options"), [("court-piece", {}), ("dehla-direct", {"players": 6})])
+def test_a_suits_critic_gives_a_position_and_its_renamings_one_value(name: str, options: dict) -> None:
+    """A renamed position is the same position (R0.4, R4.2), so it has the same value:
+    renaming the suits of the observation and of the hidden hands changes nothing."""
+    rules = make_rules(name, options)
+    x = _critic_inputs(name, options)
+    torch.manual_seed(0)
+    critic = ValueNet(x.shape[1], (32, 16), "suits", players=rules.players)
+    mlp = ValueNet(x.shape[1], (32, 16))
+    assert critic.config()["arch"] == "suits" and "arch" not in mlp.config()  # older configs unchanged
+    with torch.no_grad():
+        values, mlp_values = critic(x), mlp(x)
+        mlp_moved = 0.0
+        for perm in ALL_PERMUTATIONS:
+            forward = layout_permutation(critic_input_layout(rules.players), perm)
+            renamed = torch.empty_like(x)
+            renamed[:, torch.as_tensor(forward)] = x
+            torch.testing.assert_close(critic(renamed), values, atol=1e-5, rtol=1e-5)
+            mlp_moved = max(mlp_moved, float((mlp(renamed) - mlp_values).abs().max()))
+    assert mlp_moved > 1e-4  # the property is the architecture's, not the test's
+    with pytest.raises(ValueError, match="a suits critic reads"):
+        ValueNet(x.shape[1] - 1, (8,), "suits")
 
 
 def test_a_suits_checkpoint_loads_with_its_architecture_and_averaging_it_changes_nothing() -> None:

@@ -39,11 +39,11 @@ from agents.nets.play import (
     policy_rules,
     read_play_file,
 )
-from agents.nets.suitnet import SuitNet
+from agents.nets.suitnet import SuitNet, SuitValue
 from agents.user_files import UserFileError, read_regular_file
 from dehla_env.actions import NUM_ACTIONS
 from dehla_env.augment import relabel_tables
-from dehla_env.encoding import layout_for, observation_size
+from dehla_env.encoding import Layout, layout_for, observation_size, privileged_layout
 from dehla_env.rules import Rules
 
 
@@ -138,19 +138,41 @@ class PolicyNet(nn.Module):
 
 
 class ValueNet(nn.Module):
-    """Critic: (privileged) input -> value of the state for the observer's side."""
+    """Critic: (privileged) input -> value of the state for the observer's side. An MLP,
+    or with ``arch="suits"`` a :class:`~agents.nets.suitnet.SuitValue` over the
+    observation followed by :func:`~dehla_env.encoding.privileged_features` (what the
+    trainer's critic reads; ``players`` then says whose)."""
 
-    def __init__(self, in_size: int, hidden: tuple[int, ...] = (512, 256)) -> None:
+    def __init__(
+        self, in_size: int, hidden: tuple[int, ...] = (512, 256), arch: str = "mlp", *, players: int | None = None
+    ) -> None:
         super().__init__()
-        self.in_size = in_size
-        self.hidden = tuple(hidden)
-        self.net = mlp([in_size, *hidden], 1)
+        if arch not in ARCHITECTURES:
+            raise ValueError(f"arch must be one of {ARCHITECTURES}, not {arch!r}")
+        self.in_size, self.hidden, self.arch = in_size, tuple(hidden), arch
+        if arch == "suits":
+            counts = (players,) if players is not None else (4, 6)
+            layouts = [critic_input_layout(n) for n in counts if critic_input_layout(n).size == in_size]
+            if not layouts:
+                raise ValueError(f"a suits critic reads an observation and its hidden cards, not {in_size} entries")
+            self.net: nn.Module = SuitValue(layouts[0], self.hidden)
+        else:
+            self.net = mlp([in_size, *hidden], 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(x).squeeze(-1)
 
     def config(self) -> dict[str, Any]:
-        return {"in_size": self.in_size, "hidden": list(self.hidden)}
+        cfg: dict[str, Any] = {"in_size": self.in_size, "hidden": list(self.hidden)}
+        return cfg if self.arch == "mlp" else {**cfg, "arch": self.arch}
+
+
+def critic_input_layout(num_players: int) -> Layout:
+    """The critic's input: the observation's slices, then the privileged ones
+    (:meth:`dehla_env.env.raw_env.privileged_observation`'s order)."""
+    parts = [(s.name, s.axes, s.shape) for s in layout_for(num_players).slices.values()]
+    parts += [(s.name, s.axes, s.shape) for s in privileged_layout(num_players).slices.values()]
+    return Layout(num_players, parts)
 
 
 #: the largest checkpoint file read at all (the shipped policies are under 1 MB)

@@ -46,38 +46,67 @@ class SuitLayer(nn.Module):
         return self.own(tokens) + self.mean(tokens.mean(1, keepdim=True))
 
 
-class SuitNet(nn.Module):
-    """Input vector (B, layout.size) -> logits (B, 85); see the module docstring."""
+class SuitTokens(nn.Module):
+    """The shared body: input vector (B, layout.size) -> suit tokens (B, 4, hidden[-1]),
+    each token from its suit's entries and the entries of no suit, then Deep Sets layers.
+    :class:`SuitNet` puts the action heads on it, :class:`SuitValue` a value head."""
 
     suit_columns: torch.Tensor
     shared_columns: torch.Tensor
-    action_order: torch.Tensor
 
     def __init__(self, layout: Layout, hidden: tuple[int, ...]) -> None:
         super().__init__()
         if not hidden:
-            raise ValueError("SuitNet needs at least one hidden layer")
-        inputs, actions = suit_groups(layout), action_suit_groups()
+            raise ValueError(f"{type(self).__name__} needs at least one hidden layer")
+        inputs = suit_groups(layout)
         self.register_buffer("suit_columns", torch.as_tensor(inputs.per_suit.reshape(-1)), persistent=False)
         self.register_buffer("shared_columns", torch.as_tensor(inputs.shared), persistent=False)
-        # the head's outputs, laid end to end (each suit's 21, then pass), back in action order
-        produced = [*actions.per_suit.reshape(-1), *actions.shared]
-        order = torch.empty(NUM_ACTIONS, dtype=torch.long)
-        order[torch.as_tensor(produced)] = torch.arange(NUM_ACTIONS)
-        self.register_buffer("action_order", order, persistent=False)
         self.per_suit = inputs.per_suit.shape[1]
         self.suit_in = nn.Linear(self.per_suit, hidden[0])
         self.shared_in = nn.Linear(len(inputs.shared), hidden[0], bias=False)
         self.layers = nn.ModuleList(SuitLayer(a, b) for a, b in zip(hidden[:-1], hidden[1:]))
-        self.head = SuitLayer(hidden[-1], actions.per_suit.shape[1])
-        self.shared_head = nn.Linear(hidden[-1], len(actions.shared))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def tokens(self, x: torch.Tensor) -> torch.Tensor:
         batch = x.shape[0]
         tokens = x.index_select(1, self.suit_columns).reshape(batch, NUM_SUITS, self.per_suit)
         shared = x.index_select(1, self.shared_columns)
         h = torch.relu(self.suit_in(tokens) + self.shared_in(shared).unsqueeze(1))
         for layer in self.layers:
             h = torch.relu(layer(h))
-        produced = torch.cat([self.head(h).reshape(batch, -1), self.shared_head(h.mean(1))], 1)
+        return h
+
+
+class SuitNet(SuitTokens):
+    """Input vector (B, layout.size) -> logits (B, 85); see the module docstring."""
+
+    action_order: torch.Tensor
+
+    def __init__(self, layout: Layout, hidden: tuple[int, ...]) -> None:
+        super().__init__(layout, hidden)
+        actions = action_suit_groups()
+        # the head's outputs, laid end to end (each suit's 21, then pass), back in action order
+        produced = [*actions.per_suit.reshape(-1), *actions.shared]
+        order = torch.empty(NUM_ACTIONS, dtype=torch.long)
+        order[torch.as_tensor(produced)] = torch.arange(NUM_ACTIONS)
+        self.register_buffer("action_order", order, persistent=False)
+        self.head = SuitLayer(hidden[-1], actions.per_suit.shape[1])
+        self.shared_head = nn.Linear(hidden[-1], len(actions.shared))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.tokens(x)
+        produced = torch.cat([self.head(h).reshape(x.shape[0], -1), self.shared_head(h.mean(1))], 1)
         return produced.index_select(1, self.action_order)
+
+
+class SuitValue(SuitTokens):
+    """Input vector (B, layout.size) -> one value (B, 1) that no renaming of the suits
+    changes: the critic's counterpart of :class:`SuitNet` (a position and its renaming
+    are the same position, so they have the same value), read from the mean of the
+    tokens."""
+
+    def __init__(self, layout: Layout, hidden: tuple[int, ...]) -> None:
+        super().__init__(layout, hidden)
+        self.value = nn.Linear(hidden[-1], 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.value(self.tokens(x).mean(1))
