@@ -27,6 +27,7 @@ from dehla_env.encoding import layout_for, observation_size, privileged_layout
 from dehla_env.env import raw_env
 from dehla_env.rules import make_rules
 from dehla_env.view import view_of
+from tests.rulesets import RULESETS, ruleset_id
 
 LAYOUTS = {
     "observation, 4 players": layout_for(4),
@@ -59,8 +60,10 @@ def test_each_suit_owns_its_cards_its_trump_choice_and_its_bids_and_pass_is_shar
             assert (action_forward[groups.per_suit[suit]] == groups.per_suit[perm[suit]]).all()
 
 
-def _observations(name: str, options: dict, count: int = 60) -> torch.Tensor:
-    """Observations of random legal play (every phase: trump, bids, cards)."""
+def _observations(name: str, options: dict, count: int = 60, critic: bool = False) -> torch.Tensor:
+    """Observations of random legal play (every phase: trump, bids, cards); with
+    ``critic``, what the trainer's critic reads instead: each observation followed by the
+    seat's privileged features."""
     env = raw_env(rules=name, **options)
     env.reset(seed=3)
     rng = np.random.default_rng(3)
@@ -70,7 +73,7 @@ def _observations(name: str, options: dict, count: int = 60) -> torch.Tensor:
         if terminated or truncated:
             env.reset()
             continue
-        rows.append(obs["observation"])
+        rows.append(env.privileged_observation(env.agent_selection) if critic else obs["observation"])
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     return torch.as_tensor(np.stack(rows))
 
@@ -111,29 +114,13 @@ def test_renaming_the_suits_of_a_position_renames_the_logits(name: str, options:
     assert mlp_moved > 1e-3  # the property is the architecture's, not the test's
 
 
-def _critic_inputs(name: str, options: dict, count: int = 40) -> torch.Tensor:
-    """What the trainer's critic reads in random legal play: each seat to act's
-    observation followed by its privileged features."""
-    env = raw_env(rules=name, **options)
-    env.reset(seed=4)
-    rng = np.random.default_rng(4)
-    rows = []
-    while len(rows) < count:
-        obs, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.reset()
-            continue
-        rows.append(env.privileged_observation(env.agent_selection))
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return torch.as_tensor(np.stack(rows))
-
-
-@pytest.mark.parametrize(("name", "options"), [("court-piece", {}), ("dehla-direct", {"players": 6})])
-def test_a_suits_critic_gives_a_position_and_its_renamings_one_value(name: str, options: dict) -> None:
+@pytest.mark.parametrize("config", RULESETS, ids=ruleset_id)
+def test_a_suits_critic_gives_a_position_and_its_renamings_one_value(config: tuple[str, dict]) -> None:
     """A renamed position is the same position (R0.4, R4.2), so it has the same value:
     renaming the suits of the observation and of the hidden hands changes nothing."""
+    name, options = config
     rules = make_rules(name, options)
-    x = _critic_inputs(name, options)
+    x = _observations(name, options, 40, critic=True)
     torch.manual_seed(0)
     critic = ValueNet(x.shape[1], (32, 16), "suits", players=rules.players)
     mlp = ValueNet(x.shape[1], (32, 16))
