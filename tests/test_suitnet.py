@@ -67,7 +67,7 @@ def _observations(name: str, options: dict, count: int = 60, critic: bool = Fals
     env = raw_env(rules=name, **options)
     env.reset(seed=3)
     rng = np.random.default_rng(3)
-    rows = []
+    rows: list[np.ndarray] = []
     while len(rows) < count:
         obs, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
