@@ -325,7 +325,14 @@ def _belief(p: dict[str, Any], rules: Rules) -> PlayLikelihood | None:
 _WORLDS = Param("k", int, 48, "worlds sampled per decision", minimum=1, maximum=MAX_WORLDS)
 _DEPTH = Param("depth", int, 5, "tricks left at which a world is solved exactly", minimum=0, maximum=MAX_DEPTH)
 _MARGIN = Param("margin", float, 0.01, "weight of the margin tie-break beside win/loss", 0, maximum=1)
-_PRIOR = Param("prior", str, None, "policy spec whose move probabilities prune the moves", nullable=True, spec=True)
+_PRIOR = Param(
+    "prior",
+    str,
+    None,
+    "policy spec whose move probabilities prune the moves; its move where the search does not search",
+    nullable=True,
+    spec=True,
+)
 _KEEP = Param("keep", float, 1.0, "with prior: the share of its mass kept, most probable first", 0, maximum=1)
 _RELABEL = Param("relabel", bool, False, "with prior: average it over the 24 suit relabellings")
 # the parameters the two searches that play scalar worlds (search, ismcts) share

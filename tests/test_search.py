@@ -14,6 +14,7 @@ from agents.search.pimc import SearchAgent, greedy_action, rule_action
 from dehla_env import MatchState, make_rules
 from dehla_env.cards import shuffled_deck
 from dehla_env.engine import Phase
+from dehla_env.rules import TrumpMaking
 from dehla_env.view import view_of
 from tests.helpers import card_decisions
 from tests.rulesets import RULESETS, hidden_information, ruleset_id
@@ -185,6 +186,47 @@ def test_a_prior_keeps_the_most_probable_moves_up_to_its_mass(batch: bool) -> No
         assert set(agent.last_scores) == set(groups[-1] + groups[-2])
         agent.keep = 0.5  # the favourite alone holds that much: no search at all
         assert agent.act(view) == favourite and agent.last_worlds == 0
+
+
+class _ContraryPrior:
+    """A prior sure of a legal action the hard bot would not take: the highest other id."""
+
+    def __init__(self, hard: HardAgent) -> None:
+        self.hard = hard
+
+    def probabilities(self, view) -> np.ndarray:
+        hard_move = self.hard.act(view)
+        probs = np.zeros(85)
+        probs[max(a for a in view.legal_actions if a != hard_move)] = 1.0
+        return probs
+
+
+@pytest.mark.parametrize("name,options", ALL_RULESETS, ids=IDS)
+def test_the_prior_makes_the_decisions_the_search_leaves(name: str, options: dict) -> None:
+    """Bids (R4.2) and the trump calls at the start of a hand (R1.4 chosen, R2.4b, R3.1)
+    are not searched, nor is anything with six players (R2.8): with a prior the search
+    plays the prior's most probable move there, not the hard bot's."""
+    rules = make_rules(name, **options)
+    rng = np.random.default_rng(3)
+    unsearched = 0
+    for dealer in range(2):
+        match = MatchState(rules, dealer)
+        match.apply_deal(match.random_deck(rng))
+        while not match.hand.complete:
+            if match.is_chance():
+                match.sample_chance(rng)
+                continue
+            view = view_of(match, match.hand.to_act)
+            agent = make_agent("search:k=2,depth=2", rules, 1)
+            assert isinstance(agent, SearchAgent)
+            if len(view.legal_actions) > 1 and not agent.searchable(view):
+                prior = _ContraryPrior(HardAgent(9))
+                agent.prior = prior
+                assert agent.act(view) == int(np.argmax(prior.probabilities(view)))
+                unsearched += 1
+            match.apply_action(HardAgent(dealer).act(view))
+    called_at_the_deal = rules.trump_making in (TrumpMaking.CHOSEN, TrumpMaking.OPEN, TrumpMaking.BIDDING)
+    assert unsearched > 0 if called_at_the_deal or rules.players != 4 else unsearched == 0
 
 
 def test_the_prior_is_a_policy() -> None:

@@ -37,9 +37,10 @@ ever a key of the tree. The move played is the root's most visited, ties to the 
 mean, then to the lowest action.
 
 **What is reused** from the search: the sampler, the playout rules and the solver at the
-end (a :class:`~agents.search.pimc.SearchAgent` is kept for its ``rollout``), and the
-hard bot for the decisions the search leaves to it (bids, the trump decisions at the
-start of a hand, six players: :meth:`~agents.search.pimc.SearchAgent.searchable`).
+end (a :class:`~agents.search.pimc.SearchAgent` is kept for its ``rollout``), and what
+makes the decisions the search leaves (bids, the trump decisions at the start of a hand,
+six players: :meth:`~agents.search.pimc.SearchAgent.unsearched`): the prior's most
+probable move, else the hard bot's.
 
 Options (``ismcts:iterations=400,budget_ms=100,c=1.5,prior=policy:dehla,guide=0.5``)::
 
@@ -193,8 +194,10 @@ class ISMCTSAgent(Agent):
         self.c = c
         self.prior = prior
         self.depth = depth
-        # the search, for its playouts, its solver and its fallback to the hard bot
-        self.search = SearchAgent(rules, k=1, depth=depth, playout=playout, seed=child_seed(seed, 2), margin=margin)
+        # the search, for its playouts, its solver and the decisions it leaves (to the prior, else hard)
+        self.search = SearchAgent(
+            rules, k=1, depth=depth, playout=playout, seed=child_seed(seed, 2), margin=margin, prior=prior
+        )
         self.playout = self.search.playout
         self.last_scores: dict[int, float] = {}
         self.last_visits: dict[int, int] = {}
@@ -209,7 +212,7 @@ class ISMCTSAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         if not self.search.searchable(view):
-            return self.search.fallback.act(view)
+            return self.search.unsearched(view)
         groups = view_groups(view)
         if len(groups) == 1:
             self.last_scores, self.last_visits, self.last_iterations = {}, {}, 0

@@ -40,9 +40,10 @@ card of the trick between them, a ten never merged with a non-ten where tens sco
 are scored once.
 
 Bids (R4.2) and the trump decisions at the start of a hand (R1.4 chosen, R2.4b, R3.1,
-four passes in R4.2) are left to the hard bot, and so is every decision with six
-players (R2.8: the solver and sampler are for one pack). The R2.4c/d trump choice of
-the first void seat is searched.
+four passes in R4.2) are not searched, nor is any decision with six players (R2.8: the
+solver and sampler are for one pack): the ``prior``'s most probable move makes them
+where there is a prior, else the hard bot's. The R2.4c/d trump choice of the first void
+seat is searched.
 
 Options (``search:k=48,depth=5,budget_ms=100,playout=rule``)::
 
@@ -60,7 +61,8 @@ Options (``search:k=48,depth=5,budget_ms=100,playout=rule``)::
                    the end of the hand)
     ``opp``        an agent spec for the opponents in playouts (default: ``playout``)
     ``prior``      a policy spec (``policy:dehla``) whose move probabilities prune the
-                   candidates before any world is scored (default none)
+                   candidates before any world is scored, and whose most probable move
+                   makes the decisions the search leaves (default none: the hard bot's)
     ``keep``       with ``prior``: the candidates kept, most probable first, until they
                    hold this much of the prior's mass (default 1: all)
     ``relabel``    with ``prior``: the prior averaged over the 24 suit relabellings, as
@@ -501,7 +503,7 @@ class SearchAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         if not self.searchable(view):
-            return self.fallback.act(view)
+            return self.unsearched(view)
         groups = self.action_groups(view)
         if self.prior is not None and self.keep < 1.0:
             groups = self.pruned_by_prior(view, groups)
@@ -520,6 +522,15 @@ class SearchAgent(Agent):
         if members.get(hint) in tied:
             return hint
         return min(tied, key=lambda a: (a % NUM_RANKS, a))
+
+    def unsearched(self, view: PlayerView) -> int:
+        """A decision the search leaves (:meth:`searchable`): the prior's most probable
+        move where there is one, the network the search already trusts to rank its
+        moves, else the hard bot's. In court-piece the shipped network's trump call
+        wins about 0.01 more of its hands than the hard bot's."""
+        if self.prior is None:
+            return self.fallback.act(view)
+        return int(np.argmax(self.prior.probabilities(view)))
 
     def pruned_by_prior(self, view: PlayerView, groups: list[list[int]]) -> list[list[int]]:
         """The classes of :meth:`action_groups` worth scoring: the ``prior``'s most
