@@ -113,8 +113,8 @@ def reproducible(record: Record) -> str:
         return "no: a network not kept"
     if record.get("command") is None:
         return "no: not a parameter of the agent"
-    if record.get("reproducible") is False:
-        return "no: an earlier training recipe"
+    if record.get("reproducible") is False:  # ``changed``: what changed since, where it was not the recipe
+        return "no: " + record.get("changed", "an earlier training recipe")
     if "RUN_DIR" in record["command"] or "policy:runs/" in record["command"]:
         return "after its training run"
     return "yes"
