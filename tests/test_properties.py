@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 import pytest
@@ -34,7 +34,7 @@ from dehla_env.actions import BID_OFFSET, PASS_ACTION, TRUMP_OFFSET, parse_actio
 from dehla_env.cards import parse_card
 from dehla_env.engine import CHANCE, TERMINAL, Phase
 from dehla_env.records import apply_move_text, match_report, replay_record
-from dehla_env.rules import Rules
+from dehla_env.rules import Rules, TrumpMaking
 from dehla_env.view import public_events
 from tests.deals import play_moves
 from tests.rulesets import RULESETS, rules_of, with_options
@@ -115,25 +115,30 @@ def oracle_trump(rules: Rules, dealer: int, history, moves: list[str]) -> tuple[
     never in force."""
     never = len(history) + 1
     trumps = [m for m in moves if m.startswith("trump:")]
-    if rules.name == "coat-pees":
-        bids = [m for m in moves if m.startswith("bid:")]
-        if bids:
-            return (parse_action(bids[-1]) - BID_OFFSET) % 4, 0, None  # the last bid is the highest
-        return "CDHS".index(trumps[0][6]), 0, (dealer + 1) % 4
-    if rules.name == "court-piece" or rules.trump in ("chosen", "open"):
-        maker = (dealer + (2 if rules.trump == "open" else 1)) % rules.players
-        return "CDHS".index(trumps[0][6]), 0, maker
     off = _first_off_suit(history)
-    if rules.trump == "first-void":
-        if rules.name == "dehla" and (off is None or off[0] >= 5):
-            draws = [m for m in moves if m.startswith("draw:")]
-            return (parse_card(draws[0][5:]) // 13, 5, None) if draws else (-1, never, None)
-        return (off[2] // 13, off[0], off[1]) if off else (-1, never, None)
+    match rules.trump_making:
+        case TrumpMaking.BIDDING:
+            bids = [m for m in moves if m.startswith("bid:")]
+            if bids:
+                return (parse_action(bids[-1]) - BID_OFFSET) % 4, 0, None  # the last bid is the highest
+            return "CDHS".index(trumps[0][6]), 0, (dealer + 1) % 4
+        case TrumpMaking.CHOSEN | TrumpMaking.OPEN:
+            maker = (dealer + (2 if rules.trump_making is TrumpMaking.OPEN else 1)) % rules.players
+            return "CDHS".index(trumps[0][6]), 0, maker
+        case TrumpMaking.FIRST_VOID:
+            if rules.draw_if_no_void and (off is None or off[0] >= 5):
+                draws = [m for m in moves if m.startswith("draw:")]
+                return (parse_card(draws[0][5:]) // 13, 5, None) if draws else (-1, never, None)
+            return (off[2] // 13, off[0], off[1]) if off else (-1, never, None)
+        case TrumpMaking.NAMED | TrumpMaking.CLOSED:
+            pass
+        case _:
+            assert_never(rules.trump_making)
     if off is None:
         return -1, never, None
     t, maker, _ = off
     suit = "CDHS".index(trumps[0][6])
-    if rules.trump == "named":
+    if rules.trump_making is TrumpMaking.NAMED:
         return suit, t, maker
     # closed: in force from the next trick in which the maker does not follow suit
     for r in range(t + 1, len(history)):
@@ -154,10 +159,10 @@ def check_hand(match: MatchState, hand, moves: list[str], oracle: MatchOracle) -
     played = Counter(c for _, cards, _ in history for c in cards)
     held = Counter(c for s in range(n) for c in hand.hand_cards(s))
     assert played + held == Counter(deck)
-    if rules.name != "court-piece":
+    if rules.round_tricks is None:
         assert not held and len(history) == rules.num_tricks
-    else:
-        assert max(hand.tricks) == 7 and sum(1 for _ in held.elements()) == n * (13 - len(history))
+    else:  # R3.3: the round ends when a side has its tricks
+        assert max(hand.tricks) == rules.round_tricks and sum(1 for _ in held.elements()) == n * (13 - len(history))
     # --- the first leader, trick winners, who leads next (R0.4, R1.2, R2.2, R3.1, R4.2)
     trump, from_trick, maker = oracle_trump(rules, d, history, moves)
     if rules.name == "coat-pees":

@@ -13,6 +13,7 @@ from dehla_env.encoding import observation_size
 from dehla_env.rewards import RewardKind, reward_weights
 from dehla_env.rules import make_rules
 from dehla_env.vector import VectorEnv
+from tests.rulesets import FOUR_PLAYER, first_of_each, ruleset_id
 
 
 def _net(rules) -> PolicyNet:
@@ -101,7 +102,11 @@ def test_the_trainer_reward_is_the_environments_reward_definition() -> None:
         reward_weights({"tens": 1.0}, make_rules("court-piece"))
 
 
-@pytest.mark.parametrize("rules_name, options", [("dehla", {}), ("dehla", {"trump": "chosen"}), ("coat-pees", {})])
+#: one ruleset of each kind: a trump made by the first void, called at the deal (R3.1), bid for (R4.2)
+MIRRORED = first_of_each(FOUR_PLAYER)
+
+
+@pytest.mark.parametrize("rules_name, options", MIRRORED, ids=[ruleset_id(c) for c in MIRRORED])
 def test_the_real_hard_bot_plays_its_seats_on_a_mirror_of_each_game(rules_name: str, options: dict) -> None:
     """An agent spec in the pool is the bot itself, on a scalar mirror that every move
     of its game reaches (a mirror that fell behind would refuse a move, or fail to end
