@@ -48,23 +48,13 @@ def test_array_keys_pick_the_same_winner(trick: tuple[list[int], int]) -> None:
 def test_the_one_card_key_is_the_array_key_for_every_card_led_suit_and_trump() -> None:
     """``trick_key`` (one card, what the batched engine's compiled card kernel calls,
     compiled and as Python) gives ``trick_keys``'s key for every card, led suit and trump."""
-    from dehla_env.vector.engine import _trick_key
+    from dehla_env.vector.decisions import _trick_key
 
     for led in range(4):
         for trump in range(-1, 4):
             expected = trick_keys(np.arange(NUM_CARDS), np.array(led), np.array(trump)).tolist()
             assert [trick_key(c, led, trump) for c in range(NUM_CARDS)] == expected
             assert [_trick_key(c, led, trump) for c in range(NUM_CARDS)] == expected
-
-
-def test_batched_engine_positions_are_the_rule() -> None:
-    from dehla_env.vector.engine import trick_winner_positions
-
-    rng = np.random.default_rng(0)
-    cards = rng.integers(0, NUM_CARDS, size=(2000, 4))
-    trump = rng.integers(-1, 4, size=2000)
-    got = trick_winner_positions(cards, cards[:, 0] // 13, trump)
-    assert got.tolist() == [trick_winner(c.tolist(), int(t)) for c, t in zip(cards, trump)]
 
 
 @settings(max_examples=300, deadline=None)

@@ -29,7 +29,8 @@ from dehla_env.engine.hand import HandState
 from dehla_env.env import raw_env
 from dehla_env.tricks import trick_winner
 from dehla_env.vector import random_legal, vector_env
-from dehla_env.vector.engine import BatchEngine, trick_winner_positions
+from dehla_env.vector.decisions import rescore_tricks
+from dehla_env.vector.engine import BatchEngine
 from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import view_of
 from tests.batched_replay import replay_records
@@ -284,16 +285,26 @@ def test_vector_env_matches_reference_env_thousands(cfg: tuple[str, dict[str, An
 
 
 # --------------------------------------------------------------------- engine level
-def test_trick_winner_matches_reference_on_random_tricks() -> None:
+def test_the_batched_engines_trick_winner_is_the_rule_on_random_tricks() -> None:
+    """R0.4 (and R2.8: between equal cards the first played wins): the card the batched
+    engine finds winning a trick, as it does when a trump is revealed or named mid-trick
+    (``rescore_tricks``), is :func:`~dehla_env.tricks.trick_winner`'s."""
     rng = np.random.default_rng(5)
-    for n in (4, 6):
-        cards = rng.integers(0, 52, size=(4000, n))
+    for n, name, opts in ((4, "dehla", {}), (6, "dehla-direct", {"players": 6})):
+        k = 4000
+        engine = BatchEngine(make_rules(name, opts), k)
+        cards = rng.integers(0, 52, size=(k, n))
         cards[:500, 1] = cards[:500, 0]  # equal cards (three packs): the first played wins
-        led = cards[:, 0] // 13
-        trump = rng.integers(-1, 4, size=4000)
-        got = trick_winner_positions(cards, led, trump)
-        want = [trick_winner(list(map(int, c)), int(t)) for c, t in zip(cards, trump)]
-        assert got.tolist() == want
+        trump = rng.integers(-1, 4, size=k)
+        leader = rng.integers(0, n, size=k)
+        engine.trick_cards[:] = cards
+        engine.ntrick[:] = n
+        engine.led[:] = cards[:, 0] // 13
+        engine.trump[:] = trump
+        engine.leader[:] = leader
+        rescore_tricks(engine._arrays, engine._facts, engine.all)
+        want = [(lead + trick_winner(list(map(int, c)), int(t))) % n for c, t, lead in zip(cards, trump, leader)]
+        assert engine.best_seat.tolist() == want
 
 
 def test_engine_replays_given_deals_and_draws() -> None:

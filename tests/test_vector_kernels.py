@@ -1,5 +1,6 @@
-"""The batched engine's compiled kernels (``observe_rows``, ``draw_deals``,
-``play_cards``, ``legal_cards``, ``random_legal``'s ``nth_true``) against the same
+"""The batched engine's compiled kernels (``observe_rows``, ``draw_deals``, the
+decisions of ``dehla_env.vector.decisions``, ``legal_cards``, ``random_legal``'s
+``nth_true``) against the same
 functions run as plain Python (numba's ``py_func``, and a run under
 ``NUMBA_DISABLE_JIT=1``): the same observation rows, bit for bit (float32 and uint8
 codes, every seat of every game, every ruleset, hands in progress and over), the same
@@ -19,6 +20,7 @@ import pytest
 from test_vector_equivalence import ALL, ONE_EACH, run_equivalence
 
 from dehla_env.cards import shuffled_deck
+from dehla_env.vector import decisions as vector_decisions
 from dehla_env.vector import engine as vector_engine
 from dehla_env.vector import observe as vector_observe
 from dehla_env.vector import random_legal, vector_env
@@ -39,8 +41,12 @@ def plain_python(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(vector_observe, "observe_rows", _python(vector_observe.observe_rows))
     monkeypatch.setattr(vector_engine, "draw_deals", _python(vector_engine.draw_deals))
     monkeypatch.setattr(vector_wrappers, "nth_true", _python(vector_wrappers.nth_true))
-    monkeypatch.setattr(vector_engine, "play_cards", _python(vector_engine.play_cards))
     monkeypatch.setattr(vector_engine, "legal_cards", _python(vector_engine.legal_cards))
+    for name, kernel in vars(vector_decisions).items():  # each rule's function, and the entry points
+        if hasattr(kernel, "py_func"):
+            monkeypatch.setattr(vector_decisions, name, kernel.py_func)
+            if getattr(vector_engine, name, None) is kernel:
+                monkeypatch.setattr(vector_engine, name, kernel.py_func)
 
 
 def _rows(observer: BatchObserver, games: np.ndarray, seats: np.ndarray, python: bool) -> np.ndarray:
@@ -123,8 +129,14 @@ def test_numbas_own_switch_runs_the_kernels_as_python_with_the_same_observations
     code = (
         "import numpy as np\n"
         "from dehla_env.vector import observe, vector_env\n"
+        "from dehla_env.vector import decisions, random_legal\n"
         "assert not hasattr(observe.observe_rows, 'py_func'), 'compiled'\n"
-        "obs, _ = vector_env('dehla', num_envs=8, seed=2).reset(seed=2)\n"
+        "assert not hasattr(decisions.step_games, 'py_func'), 'compiled'\n"
+        "env = vector_env('dehla', num_envs=8, seed=2)\n"
+        "obs, info = env.reset(seed=2)\n"
+        "rng = np.random.default_rng(0)\n"
+        "for _ in range(30):\n"
+        "    obs, *_rest, info = env.step(random_legal(info['action_mask'], rng))\n"
         "print(np.asarray(obs).tobytes().hex())\n"
     )
     run = subprocess.run(
@@ -134,7 +146,11 @@ def test_numbas_own_switch_runs_the_kernels_as_python_with_the_same_observations
         text=True,
         check=True,
     )
-    obs, _ = vector_env("dehla", num_envs=8, seed=2).reset(seed=2)
+    env = vector_env("dehla", num_envs=8, seed=2)
+    obs, info = env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(30):  # the decisions run too, past tricks and into the middle pile (R1.5)
+        obs, *_rest, info = env.step(random_legal(info["action_mask"], rng))
     assert run.stdout.strip() == np.asarray(obs).tobytes().hex()
 
 

@@ -56,34 +56,19 @@ from typing import Any, assert_never
 import numpy as np
 
 from ..actions import BID_OFFSET, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
-from ..cards import NUM_CARDS, NUM_RANKS, TEN_RANK, rank_of, suit_of
-from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, HandState, Phase, TrumpContext
+from ..cards import NUM_CARDS, suit_of
+from ..engine.hand import FIRST_STAGE_CARDS, HandState, Phase
 from ..rules import Rules, TrumpMaking
 from ..scoring import batch, hand_outcome
-from ..seats import side_of
-from ..tricks import trick_key, trick_keys
-from .kernel_types import compiled
-
-DEAL = int(Phase.DEAL)
-DRAW = int(Phase.DRAW)
-TRUMP = int(Phase.TRUMP)
-BID = int(Phase.BID)
-PLAY = int(Phase.PLAY)
-DONE = int(Phase.DONE)
-
-CTX_NONE = int(TrumpContext.NONE)
-CTX_CHOSEN = int(TrumpContext.CHOSEN)
-CTX_OPEN = int(TrumpContext.OPEN)
-CTX_VOID = int(TrumpContext.VOID)
-CTX_ALL_PASS = int(TrumpContext.ALL_PASS)
-
-# the helpers, compiled for play_cards (numba inlines them)
-_trick_key = compiled(trick_key)
-_suit_of = compiled(suit_of)
+from .decisions import BID as BID  # the phases' numbers, for the engine's users
+from .decisions import CTX_CHOSEN, CTX_NONE, CTX_OPEN, DEAL, give_cards, recount, rescore_tricks, step_games
+from .decisions import DONE as DONE
+from .decisions import DRAW as DRAW
+from .decisions import PLAY as PLAY
+from .decisions import TRUMP as TRUMP
+from .kernel_types import HandArrays, HandFacts, compiled
 
 _CARD_SUIT = suit_of(np.arange(NUM_CARDS))
-_CARD_RANK = rank_of(np.arange(NUM_CARDS))
-_IS_TEN = (_CARD_RANK == TEN_RANK).astype(np.int64)
 #: SUIT_SELECT[s] is the cards of suit s; row 4: every card (nothing to follow).
 SUIT_SELECT = np.zeros((5, NUM_CARDS), dtype=bool)
 for _s in range(4):
@@ -93,13 +78,6 @@ SUIT_SELECT[4] = True
 BID_SELECT = np.zeros((8, NUM_ACTIONS - BID_OFFSET), dtype=bool)
 for _h in range(MIN_BID - 1, 14):
     BID_SELECT[_h - (MIN_BID - 1), 4 * (_h + 1 - MIN_BID) :] = True
-
-
-def trick_winner_positions(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:
-    """Position of the winning card in each row of ``cards`` (R0.4, :mod:`dehla_env.tricks`):
-    the first maximum of the trick keys (``argmax`` returns the first, so the card played
-    first wins between equal cards, R2.8). ``trump`` is -1 for none in force."""
-    return trick_keys(cards, led[:, None], trump[:, None]).argmax(axis=1)
 
 
 def _same_past(a: HandState, b: HandState) -> bool:
@@ -128,87 +106,6 @@ def draw_deals(rng: np.random.Generator, k: int, n: int, deck_size: int) -> tupl
         dealers[i] = rng.integers(0, n)
         decks[i, :] = rng.permutation(deck_size) % NUM_CARDS
     return decks, dealers
-
-
-@compiled
-def play_cards(
-    games: np.ndarray,
-    cards: np.ndarray,
-    n: int,
-    one_pack: bool,
-    first_void: bool,
-    to_act: np.ndarray,
-    hands: np.ndarray,
-    played2: np.ndarray,
-    suitcnt: np.ndarray,
-    counts2: np.ndarray,
-    voids2: np.ndarray,
-    trick: np.ndarray,
-    ntrick: np.ndarray,
-    led: np.ndarray,
-    trump: np.ndarray,
-    trump_suit: np.ndarray,
-    trump_maker: np.ndarray,
-    best_key: np.ndarray,
-    best_seat: np.ndarray,
-) -> np.ndarray:
-    """Card ``cards[j]`` played by the seat to act in game ``games[j]``, for every ``j``:
-    the :class:`BatchEngine` arrays updated in place (the per-game ones as they are, the
-    others flat, the doubled ones as :meth:`BatchEngine._bind` views them). Returns
-    whether each card completed its trick; the seat to act moves on only in the others.
-    Plain Python that numba compiles as it is (:data:`~dehla_env.vector.kernel_types.compiled`).
-
-    Per card: out of the hand, into ``played``, the seat's counts; the suit led (the
-    first card's); a seat that did not follow is void in it (R0.4), and under R1.4 the
-    first such card makes its suit trump, already in force in this trick; then the card
-    winning so far, by :func:`~dehla_env.tricks.trick_key` (a later card must be
-    strictly higher, R2.8)."""
-    full = np.zeros(len(games), np.bool_)
-    block = n * NUM_CARDS
-    for j in range(len(games)):
-        g = games[j]
-        c = cards[j]
-        s = to_act[g]
-        suit: int = _suit_of(c)
-        base = g * n + s
-        fi = base * NUM_CARDS + c
-        fp = fi + g * block  # the doubled played array
-        if one_pack:  # each card once: held 1 -> 0, played 0 -> 1
-            hands[fi] = 0
-            played2[fp] = 1
-            played2[fp + block] = 1
-        else:
-            hands[fi] -= 1
-            played2[fp] += 1
-            played2[fp + block] += 1
-        suitcnt[base * 4 + suit] -= 1
-        ci = base + g * n  # the doubled counts
-        counts2[ci] -= 1
-        counts2[ci + n] -= 1
-        pos = ntrick[g]
-        if pos == 0:
-            led[g] = suit
-        lead = led[g]
-        if suit != lead:
-            vi = (g * 2 * n + s) * 4 + lead
-            voids2[vi] = 1
-            voids2[vi + 4 * n] = 1
-            if first_void and trump_suit[g] < 0:  # R1.4 / R2.4a
-                trump[g] = suit
-                trump_suit[g] = suit
-                trump_maker[g] = s
-        trick[g * n + pos] = c
-        key = _trick_key(c, lead, trump[g])
-        if pos == 0 or key > best_key[g]:
-            best_key[g] = key
-            best_seat[g] = s
-        pos += 1
-        ntrick[g] = pos
-        if pos == n:
-            full[j] = True
-        else:
-            to_act[g] = s + 1 if s + 1 < n else 0
-    return full
 
 
 @compiled
@@ -304,26 +201,14 @@ class BatchEngine:
         self.draw_card = np.full(N, -1, i64)
         self._bind()
 
-    #: what :meth:`_bind` derives from the state: views of its arrays
-    _DERIVED = (
-        "_hands_flat",
-        "_played_flat",
-        "_suitcnt_flat",
-        "_counts_flat",
-        "_trick_flat",
-        "_trick_winners_flat",
-        "_tricks_flat",
-        "_tens_flat",
-        "_cards_won_flat",
-        "_won_flat",
-        "_voids_flat",
-        "_middle_flat",
-    )
+    #: what :meth:`_bind` derives from the state
+    _DERIVED = ("_arrays", "_facts")
 
     def __getstate__(self) -> dict[str, Any]:
         """For copies and pickles (a vector env is deep-copied or sent to a worker): the
-        arrays, without what :meth:`_bind` derives. A copied view would be an array of
-        its own, so the engine's writes through it would miss the copy's state."""
+        arrays, without what :meth:`_bind` derives. A copied tuple of the arrays would
+        hold arrays of its own, so the engine's writes through it would miss the copy's
+        state."""
         return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -331,19 +216,21 @@ class BatchEngine:
         self._bind()
 
     def _bind(self) -> None:
-        """The flat views of the state arrays (one-index scatters on the hot path)."""
-        self._hands_flat = self.hands.reshape(-1)
-        self._played_flat = self.played2.reshape(-1)
-        self._suitcnt_flat = self.suitcnt.reshape(-1)
-        self._counts_flat = self.counts.reshape(-1)
-        self._trick_flat = self.trick_cards.reshape(-1)
-        self._trick_winners_flat = self.trick_winners.reshape(-1)
-        self._tricks_flat = self.tricks.reshape(-1)
-        self._tens_flat = self.tens.reshape(-1)
-        self._cards_won_flat = self.cards_won.reshape(-1)
-        self._won_flat = self.won.reshape(-1)
-        self._voids_flat = self.voids2.reshape(-1)
-        self._middle_flat = self.middle.reshape(-1)
+        """What the compiled decisions take: the state arrays (the engine's own, so
+        their writes are the engine's) and the ruleset's facts."""
+        self._arrays = HandArrays.of(self)
+        self._facts = HandFacts(
+            n=self.n,
+            num_tricks=self.num_tricks,
+            deck_size=self.deck_size,
+            staged=self.staged,
+            has_middle=self.has_middle,
+            first_void=self.first_void,
+            draw_if_no_void=self.draw_if_no_void,
+            void_choice=self.void_choice,
+            closed=self.closed,
+            round_tricks=self.round_tricks or 0,
+        )
 
     # ------------------------------------------------------------------ chance
     def sample_deals(self, rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -532,36 +419,17 @@ class BatchEngine:
         )
         for column, values in columns:
             column[g] = values
-        self._recount(g)
+        recount(self._arrays, self._facts, g)
         self.played2[g, n:] = self.played2[g, :n]
         self.voids2[g, n:] = self.voids2[g, :n]
         self.bid_code2[g, n:] = self.bid_code2[g, :n]
         self.best_key[g] = 0
         self.best_seat[g] = -1
-        going = g[self.ntrick[g] > 0]
-        if len(going):
-            self._rescore_trick(going)
+        rescore_tricks(self._arrays, self._facts, g[self.ntrick[g] > 0])
 
     def _give(self, g: np.ndarray, start: int, stop: int) -> None:
         """Deck positions ``start..stop-1`` of games ``g`` to their seats (R0.3)."""
-        n = self.n
-        pos = np.arange(start, stop)
-        seats = (self.dealer[g][:, None] + 1 + pos) % n  # (k, m)
-        cards = self.deck[g, start:stop]
-        rows = np.broadcast_to(g[:, None], seats.shape)
-        if self.packs == 1:
-            self.hands[rows, seats, cards] += 1
-        else:
-            np.add.at(self.hands, (rows, seats, cards), 1)
-        self._recount(g)
-
-    def _recount(self, g: np.ndarray) -> None:
-        """Cards held per seat and suit, and per seat, from ``hands`` (games ``g``)."""
-        n = self.n
-        self.suitcnt[g] = self.hands[g].reshape(len(g), n, 4, NUM_RANKS).sum(axis=3, dtype=np.int16)
-        cnt = self.suitcnt[g].sum(axis=2)
-        self.counts[g, :n] = cnt
-        self.counts[g, n:] = cnt
+        give_cards(self._arrays, self._facts, g, start, stop)
 
     def _deal_rest(self, g: np.ndarray) -> None:
         """Second stage of a staged deal: positions 20..51 (R0.3)."""
@@ -596,247 +464,13 @@ class BatchEngine:
 
     # ------------------------------------------------------------------ decisions
     def step(self, actions: np.ndarray, g: np.ndarray | None = None) -> None:
-        """Apply one decision per game of ``g`` (default: every game), for the seat to act.
+        """Apply one decision per game of ``g`` (default: every game), for the seat to act:
+        one compiled call whatever the games' phases (:func:`~dehla_env.vector.decisions.step_games`).
 
         ``actions`` must be legal (see :meth:`legal_mask`); nothing is checked here.
         """
-        if g is None:
-            g = self.all
-            ph = self.phase
-        else:
-            g = np.asarray(g, dtype=np.int64)
-            ph = self.phase[g]
-        actions = np.asarray(actions, dtype=np.int64)
-        play = ph == PLAY  # computed before any game moves on (``ph`` may be a view)
-        if play.all():
-            self._play(slice(None) if g is self.all else g, actions)
-            return
-        trump = ph == TRUMP if self.trump_phase else None
-        bid = ph == BID if self.bidding else None
-        if play.any():
-            self._play(g[play], actions[play])
-        if trump is not None and trump.any():
-            self._make_trump(g[trump], actions[trump] - TRUMP_OFFSET)
-        if bid is not None and bid.any():
-            self._bid(g[bid], actions[bid])
-
-    def _play(self, G: np.ndarray | slice, c: np.ndarray) -> None:
-        """Cards ``c`` played in games ``G`` (an index array, or ``slice(None)``: every
-        game): :func:`play_cards` (compiled) plays them, then the tricks they completed
-        are finished and, where the next seat cannot follow, trump is made or revealed."""
-        g = self.all if isinstance(G, slice) else G  # game numbers
-        full = play_cards(
-            games=g,
-            cards=c,
-            n=self.n,
-            one_pack=self.packs == 1,
-            first_void=self.first_void,
-            to_act=self.to_act,
-            hands=self._hands_flat,
-            played2=self._played_flat,
-            suitcnt=self._suitcnt_flat,
-            counts2=self._counts_flat,
-            voids2=self._voids_flat,
-            trick=self._trick_flat,
-            ntrick=self.ntrick,
-            led=self.led,
-            trump=self.trump,
-            trump_suit=self.trump_suit,
-            trump_maker=self.trump_maker,
-            best_key=self.best_key,
-            best_seat=self.best_seat,
-        )
-        if full.all():
-            self._finish_trick(G)
-            return
-        if full.any():
-            self._finish_trick(g[full])
-            g = g[~full]
-        if self.void_choice:
-            nxt = self.to_act[g]
-            led = self.led[g]
-            void = self.suitcnt[g, nxt, led] == 0
-            if void.any():
-                gv = g[void]
-                need = self.trump_suit[gv] < 0
-                if need.any():
-                    # R2.4c/d: the first seat unable to follow makes trump before its card.
-                    gn = gv[need]
-                    self.ctx[gn] = CTX_VOID
-                    self.phase[gn] = TRUMP
-                if self.closed:
-                    reveal = self.hidden[gv] & (nxt[void] == self.trump_maker[gv])
-                    if reveal.any():
-                        # R2.4c: the chooser cannot follow again: revealed, in force for
-                        # the whole current trick, cards already played to it included.
-                        gr = gv[reveal]
-                        self.hidden[gr] = False
-                        self.trump[gr] = self.trump_suit[gr]
-                        self._rescore_trick(gr)
-
-    def _rescore_trick(self, g: np.ndarray) -> None:
-        """Recompute the card winning the current trick after the trump changed."""
-        tc = self.trick_cards[g]
-        pos = trick_winner_positions(tc, self.led[g], self.trump[g])
-        best = tc[np.arange(len(g)), pos]
-        tr = self.trump[g]
-        self.best_key[g] = trick_keys(best, self.led[g], tr)
-        self.best_seat[g] = (self.leader[g] + pos) % self.n
-
-    def _finish_trick(self, F: np.ndarray | slice) -> None:
-        """Complete the tricks of games ``F`` (an index array or ``slice(None)``)."""
-        n = self.n
-        f = self.all if isinstance(F, slice) else F
-        tc = self.trick_cards[F]
-        w = self.best_seat[F].copy()
-        side = side_of(w)
-        done = self.ntricks[F] + 1
-        self._trick_winners_flat[f * self.num_tricks + done - 1] = w
-        fs = f * 2 + side  # the winner's side in the (N, 2) per-side arrays, flat
-        self._tricks_flat[fs] += 1
-        tens_here = _IS_TEN[tc[:, 0]]
-        for p in range(1, n):
-            tens_here = tens_here + _IS_TEN[tc[:, p]]
-        self.ntricks[F] = done
-        last = done == self.num_tricks
-        if self.has_middle:
-            self._middle_trick(f, tc, w, fs=fs, done=done, last=last, tens_here=tens_here)
-        else:
-            # R2.3, R3.2, R4.3: the winner's side captures the trick at once.
-            self._tens_flat[fs] += tens_here
-            self._cards_won_flat[fs] += n
-            base = fs * NUM_CARDS
-            for p in range(n):
-                self._won_flat[base + tc[:, p]] += 1
-        self.trick_cards[F] = -1
-        self.best_key[F] = 0
-        self.best_seat[F] = -1
-        self.ntrick[F] = 0
-        self.led[F] = -1
-        self.leader[F] = w
-        end = last
-        if self.round_tricks is not None:
-            end = end | (self._tricks_flat[fs] >= self.round_tricks)  # R3.3
-        if end.any():
-            self._await(f[end], DONE, -1)
-            cont = ~end
-            F = f = f[cont]
-            w, done = w[cont], done[cont]
-        if self.staged and len(f):
-            first_stage = self.stage[F] == 1
-            if first_stage.any():
-                made = self.trump_suit[F] >= 0
-                self._deal_rest(f[first_stage & made])  # R1.4: after the trump-making trick, eight more each
-                if self.draw_if_no_void:
-                    drawn = first_stage & ~made & (done == FIRST_STAGE_TRICKS)
-                    if drawn.any():
-                        self._await(f[drawn], DRAW, -1)  # R1.4: nobody was void: draw
-                        F = f = f[~drawn]
-                        w = w[~drawn]
-        self._await(F, PLAY, w)
-
-    def _middle_trick(
-        self,
-        f: np.ndarray,
-        tc: np.ndarray,
-        w: np.ndarray,
-        *,
-        fs: np.ndarray,
-        done: np.ndarray,
-        last: np.ndarray,
-        tens_here: np.ndarray,
-    ) -> None:
-        """R1.5: the trick goes to the middle; the same seat winning twice in a row since
-        the last take, or the 13th trick, takes the whole pile for its side."""
-        self._middle_flat[(f * NUM_CARDS)[:, None] + tc] += 1
-        mc = self.mid_count[f] + self.n
-        mt = self.mid_tens[f] + tens_here
-        take = (self.last_winner[f] == w) | last
-        keep = ~take
-        self.mid_count[f] = mc
-        self.mid_tens[f] = mt
-        if take.any():
-            tk, ts = f[take], fs[take]
-            self._tens_flat[ts] += mt[take]
-            self._cards_won_flat[ts] += mc[take]
-            self.won.reshape(-1, NUM_CARDS)[ts] += self.middle[tk]
-            self.take_cards[tk, done[take] - 1] = mc[take]
-            self.middle[tk] = 0
-            self.mid_count[tk] = 0
-            self.mid_tens[tk] = 0
-            self.last_winner[tk] = -1
-        self.last_winner[f[keep]] = w[keep]
-
-    def _make_trump(self, g: np.ndarray, suit: np.ndarray) -> None:
-        s = self.to_act[g]
-        ctx = self.ctx[g]
-        self.trump_maker[g] = s
-        self.trump_suit[g] = suit
-        self.ctx[g] = CTX_NONE
-        void = ctx == CTX_VOID
-        if void.any():
-            gv = g[void]
-            if self.closed:
-                self.hidden[gv] = True  # R2.4c: not in force until revealed
-            else:
-                self.trump[gv] = suit[void]  # R2.4d: in force at once, for the whole trick
-                self._rescore_trick(gv)
-            self.phase[gv] = PLAY  # the same seat now plays any card
-            other = ~void
-            g, s, ctx, suit = g[other], s[other], ctx[other], suit[other]
-            if not len(g):
-                return
-        self.trump[g] = suit
-        allpass = ctx == CTX_ALL_PASS
-        if allpass.any():
-            ga = g[allpass]
-            self.contract_seat[ga] = s[allpass]  # R4.2: dealer+1 takes 7
-            self.contract_level[ga] = MIN_BID
-            self.contract_suit[ga] = suit[allpass]
-        if self.staged:
-            self._deal_rest(g[self.stage[g] == 1])
-        leader = np.where(ctx == CTX_OPEN, (self.dealer[g] + 1) % self.n, s)
-        self.leader[g] = leader
-        self._await(g, PLAY, leader)
-
-    def _bid(self, g: np.ndarray, a: np.ndarray) -> None:
-        n = self.n
-        s = self.to_act[g]
-        is_pass = a == PASS_ACTION
-        code = np.where(is_pass, 1, 2 + a - BID_OFFSET)
-        self.bid_code2[g, s] = code
-        self.bid_code2[g, s + n] = code
-        made = ~is_pass
-        if made.any():
-            gb, ab = g[made], a[made] - BID_OFFSET
-            self.high_bid[gb] = MIN_BID + ab // 4
-            self.bid_seat[gb] = s[made]
-            self.bid_suit[gb] = ab % 4
-        end = (self.high_bid[g] == 13) | (s == self.dealer[g])
-        go = g[~end]
-        self.to_act[go] = (s[~end] + 1) % n
-        ge = g[end]
-        if not len(ge):
-            return
-        bidder = self.bid_seat[ge]
-        none = bidder < 0
-        if none.any():
-            # R4.2: four passes: dealer+1 takes 7 and names trump from its five cards.
-            gp = ge[none]
-            self.ctx[gp] = CTX_ALL_PASS
-            self._await(gp, TRUMP, (self.dealer[gp] + 1) % n)
-        gc = ge[~none]
-        if len(gc):
-            seat, suit = self.bid_seat[gc], self.bid_suit[gc]
-            self.contract_seat[gc] = seat  # R4.2: the highest bid is the last one made
-            self.contract_level[gc] = self.high_bid[gc]
-            self.contract_suit[gc] = suit
-            self.trump[gc] = suit
-            self.trump_suit[gc] = suit
-            self.trump_maker[gc] = seat
-            self._deal_rest(gc)
-            self.leader[gc] = seat
-            self._await(gc, PLAY, seat)
+        games = self.all if g is None else np.asarray(g, dtype=np.int64)
+        step_games(self._arrays, self._facts, games, np.asarray(actions, dtype=np.int64))
 
     # ------------------------------------------------------------------ queries
     def legal_mask(self, g: np.ndarray | slice | None = None, out: np.ndarray | None = None) -> np.ndarray:
