@@ -7,10 +7,11 @@ random legal decisions:
 
 * ``engine``: ``MatchState`` directly (``legal_actions`` / ``apply_action``, chance
   steps from the same random stream);
-* ``eng+obs``: the same loop, and the observation of the seat to act encoded at every
-  decision by the env's encoder (``ObservationEncoder.encode``), nothing else: the floor
-  of any AEC env over this engine and encoder, what no trimming of the env's own
-  bookkeeping can pass;
+* ``eng+obs``: the same loop, and the observation of the seat to act written at every
+  decision as the env writes it (:class:`~dehla_env.vector.one_game.OneGame`: the
+  batched engine at one game, given the same deal and moves, and its compiled row
+  writer), nothing else: the floor of an AEC env over this engine and writer, what no
+  trimming of the env's own bookkeeping can pass;
 * ``eng+def``: the same, the observation written by its definition instead
   (``encode_view(view_of(match, seat))``, from scratch from the seat's view): the floor
   of an AEC env without an observation writer of its own;
@@ -40,15 +41,17 @@ import gc
 import pstats
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from dehla_env import env as wrapped_env
 from dehla_env import raw_env
-from dehla_env.encoding import ObservationEncoder, encode_view
+from dehla_env.encoding import encode_view
 from dehla_env.engine import MatchState, Phase
 from dehla_env.rules import make_rules
+from dehla_env.vector.one_game import OneGame
 from dehla_env.view import view_of
 
 CONFIGS: list[tuple[str, dict[str, Any]]] = [
@@ -70,19 +73,24 @@ def pick(legal: Sequence[int] | np.ndarray, u: float) -> int:
     return int(legal[int(u * len(legal))])
 
 
+def _env_rows(rows: OneGame, _match: MatchState, seat: int) -> np.ndarray:
+    """``seat``'s observation as the env writes it (``rows`` kept in step with the match)."""
+    return rows.observe(seat)
+
+
 def engine_loop(
     name: str, options: dict[str, Any], steps: int, seed: int, randoms: list[float], observe: str | None = None
 ) -> float:
     """The bare engine; with ``observe``, the seat to act's observation written at every
-    decision too, by the env's encoder (``"encoder"``, the ``eng+obs`` column) or by the
+    decision too, as the env writes it (``"env"``, the ``eng+obs`` column) or by the
     definition (``"definition"``, the ``eng+def`` column)."""
     rules = make_rules(name, options)
-    if observe == "encoder":
-        encoder: Callable[[MatchState, int], Any] | None = ObservationEncoder(rules).encode
+    rows = OneGame(rules) if observe == "env" else None
+    observe_seat: Callable[[MatchState, int], Any] | None = None
+    if rows is not None:
+        observe_seat = partial(_env_rows, rows)
     elif observe == "definition":
-        encoder = lambda match, seat: encode_view(view_of(match, seat))  # noqa: E731
-    else:
-        encoder = None
+        observe_seat = lambda match, seat: encode_view(view_of(match, seat))  # noqa: E731
     rng = np.random.default_rng(seed)
     k = 0
     decisions = 0
@@ -92,13 +100,21 @@ def engine_loop(
         match = MatchState.new(rules, rng)
         hand = match.hand
         match.sample_chance(rng)  # the deal
+        if rows is not None:
+            rows.tally(match)
+            rows.deal(hand)
         while hand.phase != Phase.DONE:
             if hand.phase == Phase.DRAW:
                 match.sample_chance(rng)  # R1.4
+                if rows is not None:
+                    rows.draw(hand)
                 continue
-            if encoder is not None:
-                encoder(match, match.current_player())
-            match.apply_action(pick(match.legal_actions(), randoms[k]))
+            if observe_seat is not None:
+                observe_seat(match, match.current_player())
+            action = pick(match.legal_actions(), randoms[k])
+            match.apply_action(action)
+            if rows is not None:
+                rows.step(action)
             k += 1
             decisions += 1
     return decisions / (clock() - t)
@@ -182,7 +198,7 @@ def main() -> None:
         for name, options in CONFIGS:
             row = best[label(name, options)]
             row[0] = max(row[0], engine_loop(name, options, args.steps, args.seed, randoms))
-            row[1] = max(row[1], engine_loop(name, options, args.steps, args.seed, randoms, observe="encoder"))
+            row[1] = max(row[1], engine_loop(name, options, args.steps, args.seed, randoms, observe="env"))
             row[2] = max(row[2], engine_loop(name, options, args.steps, args.seed, randoms, observe="definition"))
             for i, (_n, make) in enumerate(envs):
                 row[3 + i] = max(row[3 + i], aec_loop(make, name, options, args.steps, args.seed, randoms))
@@ -197,7 +213,7 @@ def main() -> None:
         print(
             "ratio to OpenSpiel spades, dehla: "
             + ", ".join(f"{n} {r / spades:.2f}x" for n, r in rates.items())
-            + f"; engine + encoder alone (no env) {eng_obs / spades:.2f}x"
+            + f"; engine + the env's writer alone (no env) {eng_obs / spades:.2f}x"
             + f", engine + the definition alone {eng_def / spades:.2f}x"
         )
     else:

@@ -20,7 +20,8 @@ from .rules import PRESETS, Rules, RulesError, make_rules
 from .view import PlayerView, view_of
 
 try:
-    from .env import ResetNeededError, env, raw_env
+    from .env import env, raw_env
+    from .episode import ResetNeededError
     from .vector import vector_env
     from .wrappers import SingleAgentEnv
 except ModuleNotFoundError as missing:  # an engine-only environment

@@ -229,6 +229,20 @@ def _match_features(rules: Rules, seat_side: int, *, kots, points, streak, hands
     return [int(x) / t for x, t in zip(codes, match_denominators(rules), strict=True)]
 
 
+def match_features(match: MatchState, side: int) -> list[float]:
+    """The eight ``match`` values of a seat of ``side`` in ``match`` now, for the writers
+    that read a live match (what :func:`encode_view` writes from the view's tallies)."""
+    return _match_features(
+        match.rules,
+        side,
+        kots=match.kots,
+        points=match.points,
+        streak=match.streak,
+        hands_completed=match.hands_completed,
+        over=match.winner is not None,
+    )
+
+
 _PHASE_INDEX = {Phase.TRUMP: 0, Phase.BID: 1, Phase.PLAY: 2}
 _PLAY_PHASE = Phase.PLAY  # as a global: see engine/hand.py
 # the one-hot slices with a single one, by their index in ``_Board.hot``
@@ -736,16 +750,7 @@ class ObservationEncoder:
         if row is None:
             if len(self._match_rows) >= 1024:  # long matches: bounded
                 self._match_rows.clear()
-            features = _match_features(
-                self.rules,
-                side_of(seat),
-                kots=match.kots,
-                points=match.points,
-                streak=match.streak,
-                hands_completed=match.hands_completed,
-                over=match.winner is not None,
-            )
-            row = self._match_rows[key] = array("f", features)
+            row = self._match_rows[key] = array("f", match_features(match, side_of(seat)))
         o = self.o_match + seat * 8
         board.buf[o : o + 8] = row
         board.own_match[seat] = match.hands_completed

@@ -29,7 +29,11 @@ Observation
     table of slices and shapes is in :mod:`dehla_env.encoding`, and
     :func:`dehla_env.encoding.decode` splits a vector into them. An observation holds
     only what the seat may know (R0.6). The action mask is in the observation and also
-    in ``infos[agent]["action_mask"]`` (all zeros for a seat that is not to act).
+    in ``infos[agent]["action_mask"]`` (all zeros for a seat that is not to act). The
+    match is played on the reference engine; the observations are written from the
+    batched engine at one game, kept in step with it
+    (:class:`~dehla_env.vector.one_game.OneGame`, compiled), the same vectors as
+    :func:`~dehla_env.encoding.encode_view` gives, bit for bit.
 
 Options (keyword arguments)
     ``rules``: preset name or a :class:`~dehla_env.rules.Rules`; any other keyword not
@@ -81,7 +85,6 @@ from pettingzoo.utils.env_logger import EnvLogger
 from .actions import MASK_DTYPE, NUM_ACTIONS, card_mask
 from .encoding import (
     NUM_BID_CHOICES,
-    ObservationEncoder,
     history_from_view,
     layout_for,
     privileged_features,
@@ -89,27 +92,18 @@ from .encoding import (
     structured_from_flat,
 )
 from .engine import MatchState, Phase
+from .episode import EPISODES, ResetNeededError
 from .errors import IllegalMoveError
 from .render import render_match
 from .rewards import RewardKind, last_hand_side0_reward, match_reward, reward_kind
 from .rules import Rules, rules_from
 from .seats import side_of
+from .vector.one_game import OneGame
 from .view import view_of
 
-EPISODES = ("hand", "match")
 _PLAY = Phase.PLAY
+_DRAW = Phase.DRAW
 OBSERVATIONS = ("flat", "structured")
-
-
-class ResetNeededError(gymnasium.error.ResetNeeded, AttributeError):
-    """A call or attribute that needs an episode, made before the first ``reset()``:
-    the message names it. Gymnasium's :class:`~gymnasium.error.ResetNeeded` (the
-    field's convention for this mistake), and an ``AttributeError`` as PettingZoo's
-    ``OrderEnforcingWrapper`` raises for the attributes, so ``hasattr(env, "agents")``
-    stays False until ``reset()``."""
-
-    def __init__(self, call: str) -> None:
-        super().__init__(f"{call} before reset(): call reset() first to start an episode")
 
 
 #: what exists only once ``reset()`` started an episode (see :class:`_EpisodeAttribute`)
@@ -196,7 +190,7 @@ class raw_env(AECEnv):
         self.num_players = n
         self.possible_agents = [_agent_name(s) for s in range(n)]
         self.agent_name_mapping = {a: s for s, a in enumerate(self.possible_agents)}
-        self.encoder = ObservationEncoder(self.rules)
+        self._rows = OneGame(self.rules)  # the observations (see _observe_flat)
         self.layout = layout_for(n)
         obs_space = self._make_observation_space()
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -250,6 +244,7 @@ class raw_env(AECEnv):
                 raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
             self._rng = np.random.default_rng(seed)
         self.match = MatchState.new(self.rules, self._rng, self.first_dealer)
+        self._rows.tally(self.match)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -264,13 +259,25 @@ class raw_env(AECEnv):
 
     def _advance_chance(self) -> None:
         """Resolve chance steps (deals, the R1.4 draw) until a seat must act or the
-        episode ends."""
+        episode ends; the observations' game (:class:`~dehla_env.vector.one_game.OneGame`)
+        takes each as the match did."""
         match = self.match
         assert match is not None
         while match.is_chance():
             if not self.match_episode and match.hand.complete:
                 return
-            match.sample_chance(self._rng)
+            drawing = match.hand.phase == _DRAW
+            self._chance(match)
+            if drawing:  # R1.4
+                self._rows.draw(match.hand)
+            else:
+                self._rows.deal(match.hand)
+
+    def _chance(self, match: MatchState) -> None:
+        """One chance step of ``match``: the deal, or the R1.4 draw, from the env's
+        generator (a subclass may take them from elsewhere, as the tests that replay
+        the vector env's games do)."""
+        match.sample_chance(self._rng)
 
     def _episode_over(self) -> bool:
         match = self.match
@@ -320,6 +327,7 @@ class raw_env(AECEnv):
             return
         hands_before = match.hands_completed
         match.apply_action(action)  # integers only; IllegalMoveError names move, seat and rule (R5)
+        self._rows.step(action if type(action) is int else int(action))
         self._cumulative_rewards[agent] = 0.0  # only once the move is accepted (R5)
         if self._paid:  # rewards are nonzero only on the step that ends a hand
             for a in self.agents:
@@ -334,6 +342,7 @@ class raw_env(AECEnv):
             self.infos[nxt] = {"action_mask": mask}
         else:
             if match.hands_completed > hands_before:
+                self._rows.tally(match)
                 self._pay_hand_rewards()
                 self._paid = True
             if match.is_chance():
@@ -365,7 +374,7 @@ class raw_env(AECEnv):
 
     def _observe(self, match: MatchState, agent: str) -> dict[str, Any]:
         seat = self.agent_name_mapping[agent]
-        flat = self.encoder.encode(match, seat)
+        flat = self._rows.observe(seat)
         mask = self._mask if agent == self.agent_selection else self._zero_mask
         if not self.structured:
             return {"observation": flat, "action_mask": mask.copy()}
@@ -381,7 +390,7 @@ class raw_env(AECEnv):
         agent = self.agent_selection
         if observe and not self.structured:  # the usual call, as _observe makes it
             seat = self.agent_name_mapping[agent]
-            obs: Any = {"observation": self.encoder.encode(match, seat), "action_mask": self._mask.copy()}
+            obs: Any = {"observation": self._rows.observe(seat), "action_mask": self._mask.copy()}
         else:
             obs = self._observe(match, agent) if observe else None
         return (
@@ -395,13 +404,13 @@ class raw_env(AECEnv):
     def state(self) -> np.ndarray:
         """Privileged global state (see the module docstring). For critics only."""
         match = self._started("state()")
-        return np.concatenate([privileged_features(match, 0), self.encoder.encode(match, 0)])
+        return np.concatenate([privileged_features(match, 0), self._rows.observe(0)])
 
     def privileged_observation(self, agent: str) -> np.ndarray:
         """One seat's observation followed by what it cannot see (critics only)."""
         match = self._started("privileged_observation()")
         seat = self.agent_name_mapping[agent]
-        return np.concatenate([self.encoder.encode(match, seat), privileged_features(match, seat)])
+        return np.concatenate([self._rows.observe(seat), privileged_features(match, seat)])
 
     # ------------------------------------------------------------------ output
     def render(self) -> str | None:

@@ -102,7 +102,8 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
-from .env import ResetNeededError, raw_env
+from .env import raw_env
+from .episode import ResetNeededError
 from .errors import IllegalMoveError
 from .rules import Rules
 from .seats import side_of

@@ -46,17 +46,12 @@ class _ScriptedEnv(raw_env):
         self.vec = vec
         self.slot = slot
 
-    def _advance_chance(self) -> None:
-        match = self.match
-        assert match is not None
+    def _chance(self, match: Any) -> None:
         e = self.vec.engine
-        while match.is_chance():
-            if match.hand.complete:
-                return
-            if match.hand.phase == Phase.DRAW:
-                match.apply_draw(int(e.draw_card[self.slot]))
-            else:
-                match.apply_deal([int(c) for c in e.deck[self.slot]])
+        if match.hand.phase == Phase.DRAW:
+            match.apply_draw(int(e.draw_card[self.slot]))
+        else:
+            match.apply_deal([int(c) for c in e.deck[self.slot]])
 
     def new_hand(self) -> None:
         self.first_dealer = int(self.vec.engine.dealer[self.slot])
@@ -302,7 +297,7 @@ def test_the_batched_engines_trick_winner_is_the_rule_on_random_tricks() -> None
         engine.led[:] = cards[:, 0] // 13
         engine.trump[:] = trump
         engine.leader[:] = leader
-        rescore_tricks(engine._arrays, engine._facts, engine.all)
+        rescore_tricks(*engine._state, engine.all)
         want = [(lead + trick_winner(list(map(int, c)), int(t))) % n for c, t, lead in zip(cards, trump, leader)]
         assert engine.best_seat.tolist() == want
 
@@ -451,7 +446,7 @@ def test_a_loaded_hand_plays_on_in_the_batch_as_in_the_reference_engine(cfg: tup
 def test_a_loaded_hand_is_the_batch_state_of_the_same_hand_played_in_the_batch(cfg: tuple[str, dict[str, Any]]) -> None:
     """BatchEngine.load writes every array exactly as the batch itself would hold the
     hand had it dealt and played it: the same deals and moves through both."""
-    from dehla_env.vector.kernel_types import EngineArrays
+    from dehla_env.vector.kernel_types import HandArrays
 
     name, options = cfg
     rules = make_rules(name, options)
@@ -482,18 +477,18 @@ def test_a_loaded_hand_is_the_batch_state_of_the_same_hand_played_in_the_batch(c
             played.draw(np.array([i]), np.array([card]))
         hands.append(hand)
     loaded.load(np.arange(k), hands)
-    for field in (*EngineArrays._fields, "deck", "trick_winners", "take_cards", "cards_won", "suitcnt", "ctx"):
+    for field in HandArrays._fields:
         assert np.array_equal(getattr(loaded, field), getattr(played, field)), field
 
 
 def test_a_closed_trump_is_seen_in_the_batch_as_the_view_decides() -> None:
     """R2.4c: a closed trump is hidden from everybody but its maker until it is
-    revealed. The batched decision (:func:`dehla_env.vector.observe.trump_as_seen`) gives
+    revealed. The batched writer's decision (what its rows show of the trump) gives
     every seat, at every decision of many random hands, what the view decides
     (:func:`dehla_env.view.visible_trump`): the suit the seat sees, and whether a trump
     was made, kept from it, or is its own secret. (Six players, three packs, are held
     to the view through the observations: :meth:`BatchEngine.load` takes one pack.)"""
-    from dehla_env.vector.observe import trump_as_seen
+    from dehla_env.vector.observe import BatchObserver
     from dehla_env.view import visible_trump
 
     players = 4
@@ -507,8 +502,9 @@ def test_a_closed_trump_is_seen_in_the_batch_as_the_view_decides() -> None:
         while hand.phase != Phase.DONE:
             engine = BatchEngine(rules, 1)
             engine.load([0], [hand])
-            seats = np.arange(players)
-            state, suit = trump_as_seen(engine, np.zeros(players, np.int64), seats)
+            rows = decode(BatchObserver(engine).observe(np.zeros(players, np.int64), np.arange(players)), players)
+            state = rows["trump_state"].argmax(axis=1)
+            suit = np.where(rows["trump_suit"].any(axis=1), rows["trump_suit"].argmax(axis=1), -1)
             for seat in range(players):
                 seen, _in_force, kept_from_seat = visible_trump(hand, seat)
                 assert suit[seat] == seen, (seat, hand.history)

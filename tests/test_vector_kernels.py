@@ -19,11 +19,13 @@ import numpy as np
 import pytest
 from test_vector_equivalence import ALL, ONE_EACH, run_equivalence
 
+from dehla_env import raw_env
 from dehla_env.cards import shuffled_deck
 from dehla_env.vector import decisions as vector_decisions
 from dehla_env.vector import engine as vector_engine
 from dehla_env.vector import observe as vector_observe
 from dehla_env.vector import random_legal, vector_env
+from dehla_env.vector import state as vector_state
 from dehla_env.vector import wrappers as vector_wrappers
 from dehla_env.vector.engine import DONE, BatchEngine
 from dehla_env.vector.observe import BatchObserver
@@ -35,25 +37,36 @@ def _python(kernel: Any) -> Any:
     return getattr(kernel, "py_func", kernel)  # NUMBA_DISABLE_JIT=1: the function itself
 
 
+#: the modules whose compiled functions the plain-Python runs replace
+KERNEL_MODULES = (vector_decisions, vector_state, vector_observe, vector_engine, vector_wrappers)
+
+
+def _plain_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every compiled function of the batched engine, each rule's function included, is
+    its plain Python function wherever a module names it."""
+    for module in KERNEL_MODULES:
+        for name, kernel in list(vars(module).items()):
+            if hasattr(kernel, "py_func"):
+                monkeypatch.setattr(module, name, kernel.py_func)
+
+
 @pytest.fixture
 def plain_python(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The batched engine's kernels run as plain Python for the length of a test."""
-    monkeypatch.setattr(vector_observe, "observe_rows", _python(vector_observe.observe_rows))
-    monkeypatch.setattr(vector_engine, "draw_deals", _python(vector_engine.draw_deals))
-    monkeypatch.setattr(vector_wrappers, "nth_true", _python(vector_wrappers.nth_true))
-    monkeypatch.setattr(vector_engine, "legal_cards", _python(vector_engine.legal_cards))
-    for name, kernel in vars(vector_decisions).items():  # each rule's function, and the entry points
-        if hasattr(kernel, "py_func"):
-            monkeypatch.setattr(vector_decisions, name, kernel.py_func)
-            if getattr(vector_engine, name, None) is kernel:
-                monkeypatch.setattr(vector_engine, name, kernel.py_func)
+    """The batched engine's kernels run as plain Python for the length of a test. The
+    reference env's observations stay compiled (it plays its one game on the same
+    kernels): they are compiled first, since numba compiles a kernel with the helpers
+    its module names at that time, which the patches replace by plain functions."""
+    reference = raw_env()
+    reference.reset(seed=0)
+    reference.step(int(np.flatnonzero(reference.last()[0]["action_mask"])[0]))
+    _plain_python(monkeypatch)
 
 
 def _rows(observer: BatchObserver, games: np.ndarray, seats: np.ndarray, python: bool) -> np.ndarray:
     if not python:
         return observer.observe(games, seats)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(vector_observe, "observe_rows", _python(vector_observe.observe_rows))
+        _plain_python(m)
         return observer.observe(games, seats)
 
 

@@ -10,8 +10,11 @@ of its games, and one game costs the same call at a length of one. The rules are
 of :class:`dehla_env.engine.hand.HandState`, the reference, which
 ``tests/test_vector_equivalence.py`` holds this engine to move for move.
 
-``S`` is the engine's arrays (:class:`~dehla_env.vector.kernel_types.HandArrays`),
-``R`` the ruleset's facts they branch on (:class:`~dehla_env.vector.kernel_types.HandFacts`).
+Each entry point takes the engine's state as its two buffers and their map
+(:mod:`dehla_env.vector.state`: three arrays, so a call costs the same for one game as
+for many), and makes from them ``S``, the engine's arrays
+(:class:`~dehla_env.vector.kernel_types.HandArrays`), and ``R``, the ruleset's facts
+the rules branch on (:class:`~dehla_env.vector.kernel_types.HandFacts`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from ..engine.hand import FIRST_STAGE_CARDS, FIRST_STAGE_TRICKS, Phase, TrumpCon
 from ..seats import side_of
 from ..tricks import trick_key
 from .kernel_types import HandArrays, HandFacts, inlined, uncounted
+from .state import arrays_of, facts_of
 
 DEAL = int(Phase.DEAL)
 DRAW = int(Phase.DRAW)
@@ -292,39 +296,112 @@ def _bid(S: HandArrays, R: HandFacts, g: int, a: int) -> None:
     _await(S, g, PLAY, bidder)
 
 
+@inlined
+def _deal_game(S: HandArrays, R: HandFacts, g: int, deck: np.ndarray, dealer: int) -> None:
+    """A new hand in game ``g``: everything of the last one cleared, ``deck[p]`` for
+    seat ``(dealer + 1 + p) % n`` (R0.3; a staged deal gives out positions 0..19 now),
+    the dealer's next seat leads (R1.2, R2.2), and the hand waits for its first
+    decision (a trump call, a bid or a card, by the ruleset)."""
+    n = R.n
+    S.hands[g] = 0
+    S.played2[g] = 0
+    S.voids2[g] = 0
+    S.bid_code2[g] = 0
+    S.won[g] = 0
+    S.middle[g] = 0
+    S.trick_cards[g] = -1
+    S.trick_winners[g] = -1
+    S.take_cards[g] = 0
+    S.tricks[g] = 0
+    S.tens[g] = 0
+    S.cards_won[g] = 0
+    for p in range(R.deck_size):
+        S.deck[g, p] = deck[p]
+    S.best_key[g] = 0
+    S.best_seat[g] = -1
+    S.ntrick[g] = 0
+    S.ntricks[g] = 0
+    S.mid_count[g] = 0
+    S.mid_tens[g] = 0
+    S.led[g] = -1
+    S.trump[g] = -1
+    S.trump_suit[g] = -1
+    S.trump_maker[g] = -1
+    S.last_winner[g] = -1
+    S.bid_seat[g] = -1
+    S.bid_suit[g] = -1
+    S.contract_seat[g] = -1
+    S.contract_suit[g] = -1
+    S.contract_level[g] = 0
+    S.high_bid[g] = MIN_BID - 1
+    S.hidden[g] = False
+    S.dealer[g] = dealer
+    S.leader[g] = (dealer + 1) % n
+    _give_game(S, R, g, 0, FIRST_STAGE_CARDS if R.staged else R.deck_size)
+    S.stage[g] = 1 if R.staged else 2
+    S.ctx[g] = R.deal_ctx
+    _await(S, g, R.deal_phase, (dealer + R.deal_first) % n)
+
+
+@inlined
+def _decide(S: HandArrays, R: HandFacts, g: int, a: int) -> None:
+    """Decision ``a`` of the seat to act in game ``g``, by the game's phase."""
+    phase = S.phase[g]
+    if phase == PLAY:
+        _play_card(S, R, g, a)
+    elif phase == TRUMP:
+        _make_trump(S, R, g, a - TRUMP_OFFSET)
+    elif phase == BID:
+        _bid(S, R, g, a)
+
+
 @uncounted
-def step_games(S: HandArrays, R: HandFacts, games: np.ndarray, actions: np.ndarray) -> None:
+def step_games(u8: np.ndarray, i64: np.ndarray, meta: np.ndarray, games: np.ndarray, actions: np.ndarray) -> None:
     """Decision ``actions[j]`` of the seat to act in game ``games[j]``, for every ``j``
     (legal, as :meth:`~dehla_env.vector.engine.BatchEngine.legal_mask` says: nothing is
-    checked here), by the game's phase."""
+    checked here), by the game's phase. ``u8, i64, meta``: the engine's state
+    (:mod:`dehla_env.vector.state`)."""
+    S, R = arrays_of(u8, i64, meta), facts_of(meta)
     for j in range(len(games)):
-        g = games[j]
-        a = actions[j]
-        phase = S.phase[g]
-        if phase == PLAY:
-            _play_card(S, R, g, a)
-        elif phase == TRUMP:
-            _make_trump(S, R, g, a - TRUMP_OFFSET)
-        elif phase == BID:
-            _bid(S, R, g, a)
+        _decide(S, R, games[j], actions[j])
 
 
 @uncounted
-def give_cards(S: HandArrays, R: HandFacts, games: np.ndarray, start: int, stop: int) -> None:
+def step_one(u8: np.ndarray, i64: np.ndarray, meta: np.ndarray, game: int, action: int) -> None:
+    """:func:`step_games` for one game: numbers, not arrays of them (a call looks at
+    each array it is passed; what an environment of one game calls at every step)."""
+    _decide(arrays_of(u8, i64, meta), facts_of(meta), game, action)
+
+
+@uncounted
+def deal_games(
+    u8: np.ndarray, i64: np.ndarray, meta: np.ndarray, games: np.ndarray, decks: np.ndarray, dealers: np.ndarray
+) -> None:
+    """A new hand in each game ``games[j]``: deck ``decks[j]``, dealer ``dealers[j]``."""
+    S, R = arrays_of(u8, i64, meta), facts_of(meta)
+    for j in range(len(games)):
+        _deal_game(S, R, games[j], decks[j], dealers[j])
+
+
+@uncounted
+def give_cards(u8: np.ndarray, i64: np.ndarray, meta: np.ndarray, games: np.ndarray, start: int, stop: int) -> None:
     """Deck positions ``start..stop-1`` of each game of ``games`` to their seats (R0.3)."""
+    S, R = arrays_of(u8, i64, meta), facts_of(meta)
     for g in games:
         _give_game(S, R, g, start, stop)
 
 
 @uncounted
-def recount(S: HandArrays, R: HandFacts, games: np.ndarray) -> None:
+def recount(u8: np.ndarray, i64: np.ndarray, meta: np.ndarray, games: np.ndarray) -> None:
     """The per-seat and per-suit counts of ``games`` from their ``hands``."""
+    S, R = arrays_of(u8, i64, meta), facts_of(meta)
     for g in games:
         _recount_game(S, R, g)
 
 
 @uncounted
-def rescore_tricks(S: HandArrays, R: HandFacts, games: np.ndarray) -> None:
+def rescore_tricks(u8: np.ndarray, i64: np.ndarray, meta: np.ndarray, games: np.ndarray) -> None:
     """The card winning the trick in progress of each game of ``games`` (a card played)."""
+    S, R = arrays_of(u8, i64, meta), facts_of(meta)
     for g in games:
         _rescore(S, R, g)

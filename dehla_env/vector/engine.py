@@ -1,10 +1,10 @@
-"""The batched rules engine: ``N`` independent hands advanced in lockstep with numpy.
+"""The batched rules engine: ``N`` independent hands advanced in lockstep.
 
 :class:`BatchEngine` holds the state of ``N`` hands of one ruleset as arrays of shape
-``(N, ...)`` and applies one decision per game with array operations, and the commonest
-decision, a card played, and the cards that may be played with compiled kernels
-(:func:`play_cards`, :func:`legal_cards`: plain Python that numba compiles as it is); no
-Python loop runs over games. It implements the same hand state machine as
+``(N, ...)`` (views into two buffers, :mod:`dehla_env.vector.state`) and applies one
+decision per game, deals hands and finds the cards that may be played with compiled
+kernels (:mod:`dehla_env.vector.decisions`, :func:`legal_cards`: plain Python that numba
+compiles as it is); no Python loop runs over games. It implements the same hand state machine as
 :class:`dehla_env.engine.HandState` (phases DEAL / DRAW / TRUMP / BID / PLAY / DONE, the
 staged deal of R0.3, trump making R1.4 / R2.4 / R3.1 / R4.2, the middle pile R1.5, the
 R3.3 early end) and the same outcome (:meth:`HandState.result`); tests replay the same
@@ -32,7 +32,7 @@ array                        shape, dtype    contents
 ``bid_code2``                (N, 2n) i64     R4.2 bid per seat: 0 none yet, 1 pass, 2+k bid k
 ``won``                      (N, 2, 52) u8   cards taken / captured per side
 ``middle``                   (N, 52) u8      R1.5 the middle pile
-``suitcnt``                  (N, n, 4) i16   cards held per seat and suit
+``suitcnt``                  (N, n, 4) i64   cards held per seat and suit
 ``counts``                   (N, 2n) i64     cards held per seat (doubled)
 ``trick_cards``              (N, n) i64      cards of the current trick by position, -1
 ``best_key, best_seat``      (N,) i64        the card winning the current trick so far:
@@ -61,12 +61,13 @@ from ..engine.hand import FIRST_STAGE_CARDS, HandState, Phase
 from ..rules import Rules, TrumpMaking
 from ..scoring import batch, hand_outcome
 from .decisions import BID as BID  # the phases' numbers, for the engine's users
-from .decisions import CTX_CHOSEN, CTX_NONE, CTX_OPEN, DEAL, give_cards, recount, rescore_tricks, step_games
+from .decisions import CTX_CHOSEN, CTX_NONE, CTX_OPEN, DEAL, deal_games, give_cards, recount, rescore_tricks, step_games
 from .decisions import DONE as DONE
 from .decisions import DRAW as DRAW
 from .decisions import PLAY as PLAY
 from .decisions import TRUMP as TRUMP
 from .kernel_types import HandArrays, HandFacts, compiled
+from .state import allocate, views
 
 _CARD_SUIT = suit_of(np.arange(NUM_CARDS))
 #: SUIT_SELECT[s] is the cards of suit s; row 4: every card (nothing to follow).
@@ -137,6 +138,47 @@ def legal_cards(
 class BatchEngine:
     """``num_games`` hands of ``rules`` in lockstep; see the module docstring."""
 
+    # the state (views into the buffers, made by _bind; the module docstring says what each holds)
+    hands: np.ndarray
+    played2: np.ndarray
+    voids2: np.ndarray
+    bid_code2: np.ndarray
+    won: np.ndarray
+    middle: np.ndarray
+    suitcnt: np.ndarray
+    counts: np.ndarray
+    trick_cards: np.ndarray
+    best_key: np.ndarray
+    best_seat: np.ndarray
+    trick_winners: np.ndarray
+    take_cards: np.ndarray
+    deck: np.ndarray
+    tricks: np.ndarray
+    tens: np.ndarray
+    cards_won: np.ndarray
+    dealer: np.ndarray
+    phase: np.ndarray
+    to_act: np.ndarray
+    stage: np.ndarray
+    leader: np.ndarray
+    led: np.ndarray
+    ntrick: np.ndarray
+    ntricks: np.ndarray
+    trump: np.ndarray
+    trump_suit: np.ndarray
+    trump_maker: np.ndarray
+    hidden: np.ndarray
+    ctx: np.ndarray
+    last_winner: np.ndarray
+    mid_count: np.ndarray
+    mid_tens: np.ndarray
+    high_bid: np.ndarray
+    bid_seat: np.ndarray
+    bid_suit: np.ndarray
+    contract_seat: np.ndarray
+    contract_level: np.ndarray
+    contract_suit: np.ndarray
+
     def __init__(self, rules: Rules, num_games: int) -> None:
         if num_games < 1:
             raise ValueError(f"num_games must be at least 1, not {num_games}")
@@ -158,69 +200,9 @@ class BatchEngine:
         #: whether a trump decision (or a bid) can be due in this ruleset
         self.trump_phase = making is not TrumpMaking.FIRST_VOID
         self.all = np.arange(N)
-        i64 = np.int64
-        self.hands = np.zeros((N, n, NUM_CARDS), np.uint8)
-        self.played2 = np.zeros((N, 2 * n, NUM_CARDS), np.uint8)
-        self.voids2 = np.zeros((N, 2 * n, 4), np.uint8)
-        self.bid_code2 = np.zeros((N, 2 * n), i64)
-        self.won = np.zeros((N, 2, NUM_CARDS), np.uint8)
-        self.middle = np.zeros((N, NUM_CARDS), np.uint8)
-        self.suitcnt = np.zeros((N, n, 4), np.int16)
-        self.counts = np.zeros((N, 2 * n), i64)
-        self.trick_cards = np.full((N, n), -1, i64)
-        self.best_key = np.zeros(N, i64)
-        self.best_seat = np.full(N, -1, i64)
-        self.trick_winners = np.full((N, self.num_tricks), -1, i64)
-        self.take_cards = np.zeros((N, self.num_tricks), i64)
-        self.deck = np.zeros((N, self.deck_size), i64)
-        self.tricks = np.zeros((N, 2), i64)
-        self.tens = np.zeros((N, 2), i64)
-        self.cards_won = np.zeros((N, 2), i64)
-        self.dealer = np.zeros(N, i64)
-        self.phase = np.full(N, DEAL, i64)
-        self.to_act = np.full(N, -1, i64)
-        self.stage = np.zeros(N, i64)
-        self.leader = np.zeros(N, i64)
-        self.led = np.full(N, -1, i64)
-        self.ntrick = np.zeros(N, i64)  # cards in the current trick
-        self.ntricks = np.zeros(N, i64)  # completed tricks
-        self.trump = np.full(N, -1, i64)  # the trump in force
-        self.trump_suit = np.full(N, -1, i64)  # the trump as R6 reports it
-        self.trump_maker = np.full(N, -1, i64)
-        self.hidden = np.zeros(N, bool)  # R2.4c: a closed trump not yet revealed
-        self.ctx = np.zeros(N, i64)
-        self.last_winner = np.full(N, -1, i64)
-        self.mid_count = np.zeros(N, i64)
-        self.mid_tens = np.zeros(N, i64)
-        self.high_bid = np.full(N, MIN_BID - 1, i64)
-        self.bid_seat = np.full(N, -1, i64)  # R4.2: the highest bid so far
-        self.bid_suit = np.full(N, -1, i64)
-        self.contract_seat = np.full(N, -1, i64)  # set once the bidding is over
-        self.contract_level = np.zeros(N, i64)
-        self.contract_suit = np.full(N, -1, i64)
-        self.draw_card = np.full(N, -1, i64)
-        self._bind()
-
-    #: what :meth:`_bind` derives from the state
-    _DERIVED = ("_arrays", "_facts")
-
-    def __getstate__(self) -> dict[str, Any]:
-        """For copies and pickles (a vector env is deep-copied or sent to a worker): the
-        arrays, without what :meth:`_bind` derives. A copied tuple of the arrays would
-        hold arrays of its own, so the engine's writes through it would miss the copy's
-        state."""
-        return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._bind()
-
-    def _bind(self) -> None:
-        """What the compiled decisions take: the state arrays (the engine's own, so
-        their writes are the engine's) and the ruleset's facts."""
-        self._arrays = HandArrays.of(self)
+        first_phase, first_ctx, first_seat = self._first_decision(making)
         self._facts = HandFacts(
-            n=self.n,
+            n=n,
             num_tricks=self.num_tricks,
             deck_size=self.deck_size,
             staged=self.staged,
@@ -230,7 +212,57 @@ class BatchEngine:
             void_choice=self.void_choice,
             closed=self.closed,
             round_tricks=self.round_tricks or 0,
+            deal_phase=first_phase,
+            deal_ctx=first_ctx,
+            deal_first=first_seat,
         )
+        # the state: views into two buffers (dehla_env.vector.state), as the docstring lists them
+        self._u8, self._i64, self._meta, arrays = allocate(N, self._facts)
+        self._bind(arrays)
+        for name in ("trick_cards", "best_seat", "trick_winners", "to_act", "led", "trump", "trump_suit"):
+            getattr(self, name)[...] = -1
+        for name in ("trump_maker", "last_winner", "bid_seat", "bid_suit", "contract_seat", "contract_suit"):
+            getattr(self, name)[...] = -1
+        self.phase[:] = DEAL
+        self.high_bid[:] = MIN_BID - 1
+        self.draw_card = np.full(N, -1, np.int64)
+
+    @staticmethod
+    def _first_decision(making: TrumpMaking) -> tuple[int, int, int]:
+        """What a new hand waits for once dealt: the phase, why a trump call is due, and
+        the seat to act, counted from the dealer."""
+        match making:
+            case TrumpMaking.BIDDING:
+                return BID, CTX_NONE, 1  # R4.2
+            case TrumpMaking.CHOSEN:
+                return TRUMP, CTX_CHOSEN, 1  # R1.4 chosen, R3.1
+            case TrumpMaking.OPEN:
+                return TRUMP, CTX_OPEN, 2  # R2.4b: the dealer's partner names trump
+            case TrumpMaking.FIRST_VOID | TrumpMaking.CLOSED | TrumpMaking.NAMED:
+                return PLAY, CTX_NONE, 1  # trump is made during play (R1.4, R2.4a/c/d)
+            case _:
+                assert_never(making)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """For copies and pickles (a vector env is deep-copied or sent to a worker): the
+        buffers, without the views into them, which :meth:`_bind` makes again (a copied
+        view would be an array of its own, and the engine's writes would miss it)."""
+        return {k: v for k, v in self.__dict__.items() if k not in HandArrays._fields}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind(views(self._u8, self._i64, self._meta))
+
+    def _bind(self, arrays: list[np.ndarray]) -> None:
+        """The state arrays as attributes: the buffers' views, one per field of
+        :class:`~dehla_env.vector.kernel_types.HandArrays`."""
+        for name, array in zip(HandArrays._fields, arrays):
+            setattr(self, name, array)
+
+    @property
+    def _state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What the compiled kernels take: the two buffers and their map."""
+        return self._u8, self._i64, self._meta
 
     # ------------------------------------------------------------------ chance
     def sample_deals(self, rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -242,68 +274,11 @@ class BatchEngine:
 
     def deal(self, g: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
         """Start a new hand in games ``g``: ``decks[i, p]`` goes to seat
-        ``(dealers[i] + 1 + p) % n`` (R0.3); a staged deal gives out 0..19 now."""
+        ``(dealers[i] + 1 + p) % n`` (R0.3); a staged deal gives out 0..19 now
+        (:func:`~dehla_env.vector.decisions.deal_games`, compiled)."""
         g = np.asarray(g, dtype=np.int64)
-        decks = np.asarray(decks, dtype=np.int64)
-        dealers = np.asarray(dealers, dtype=np.int64)
-        n = self.n
-        cleared: tuple[np.ndarray, ...] = (self.hands, self.played2, self.voids2, self.bid_code2, self.won, self.middle)
-        for arr in cleared:
-            arr[g] = 0
-        self.best_key[g] = 0
-        self.best_seat[g] = -1
-        self.trick_cards[g] = -1
-        self.trick_winners[g] = -1
-        self.take_cards[g] = 0
-        self.deck[g] = decks
-        zeroed: tuple[np.ndarray, ...] = (
-            self.tricks,
-            self.tens,
-            self.cards_won,
-            self.ntrick,
-            self.ntricks,
-            self.mid_count,
-            self.mid_tens,
-        )
-        for arr in zeroed:
-            arr[g] = 0
-        for arr in (
-            self.led,
-            self.trump,
-            self.trump_suit,
-            self.trump_maker,
-            self.last_winner,
-            self.bid_seat,
-            self.bid_suit,
-            self.contract_seat,
-            self.contract_suit,
-            self.draw_card,
-        ):
-            arr[g] = -1
-        self.hidden[g] = False
-        self.ctx[g] = CTX_NONE
-        self.high_bid[g] = MIN_BID - 1
-        self.contract_level[g] = 0
-        self.dealer[g] = dealers
-        self.leader[g] = (dealers + 1) % n  # R1.2, R2.2
-        stop = FIRST_STAGE_CARDS if self.staged else self.deck_size
-        self._give(g, 0, stop)
-        self.stage[g] = 1 if self.staged else 2
-        making = self.rules.trump_making
-        first = (dealers + 1) % n
-        match making:
-            case TrumpMaking.BIDDING:
-                self._await(g, BID, first)  # R4.2
-            case TrumpMaking.CHOSEN:
-                self.ctx[g] = CTX_CHOSEN  # R1.4 chosen, R3.1
-                self._await(g, TRUMP, first)
-            case TrumpMaking.OPEN:
-                self.ctx[g] = CTX_OPEN  # R2.4b: the dealer's partner names trump
-                self._await(g, TRUMP, (dealers + 2) % n)
-            case TrumpMaking.FIRST_VOID | TrumpMaking.CLOSED | TrumpMaking.NAMED:
-                self._await(g, PLAY, first)  # trump is made during play (R1.4, R2.4a/c/d)
-            case _:
-                assert_never(making)
+        self.draw_card[g] = -1
+        deal_games(*self._state, g, np.asarray(decks, dtype=np.int64), np.asarray(dealers, dtype=np.int64))
 
     def _load_past(self, games: np.ndarray, h: HandState) -> None:
         """Write the settled past of ``h`` (every completed trick and its winner, the
@@ -419,17 +394,17 @@ class BatchEngine:
         )
         for column, values in columns:
             column[g] = values
-        recount(self._arrays, self._facts, g)
+        recount(*self._state, g)
         self.played2[g, n:] = self.played2[g, :n]
         self.voids2[g, n:] = self.voids2[g, :n]
         self.bid_code2[g, n:] = self.bid_code2[g, :n]
         self.best_key[g] = 0
         self.best_seat[g] = -1
-        rescore_tricks(self._arrays, self._facts, g[self.ntrick[g] > 0])
+        rescore_tricks(*self._state, g[self.ntrick[g] > 0])
 
     def _give(self, g: np.ndarray, start: int, stop: int) -> None:
         """Deck positions ``start..stop-1`` of games ``g`` to their seats (R0.3)."""
-        give_cards(self._arrays, self._facts, g, start, stop)
+        give_cards(*self._state, g, start, stop)
 
     def _deal_rest(self, g: np.ndarray) -> None:
         """Second stage of a staged deal: positions 20..51 (R0.3)."""
@@ -470,7 +445,7 @@ class BatchEngine:
         ``actions`` must be legal (see :meth:`legal_mask`); nothing is checked here.
         """
         games = self.all if g is None else np.asarray(g, dtype=np.int64)
-        step_games(self._arrays, self._facts, games, np.asarray(actions, dtype=np.int64))
+        step_games(*self._state, games, np.asarray(actions, dtype=np.int64))
 
     # ------------------------------------------------------------------ queries
     def legal_mask(self, g: np.ndarray | slice | None = None, out: np.ndarray | None = None) -> np.ndarray:
@@ -552,8 +527,8 @@ class BatchEngine:
         return [c for c in range(NUM_CARDS) for _ in range(int(row[c]))]
 
     def nbytes(self) -> int:
-        """Bytes held by the state arrays."""
-        return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
+        """Bytes held by the state arrays (the buffers and the arrays of their own)."""
+        return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray) and v.base is None)
 
     def summary(self, game: int) -> dict[str, Any]:
         """One game's hand in the R6 per-hand terms (for tests and the replay adapter)."""

@@ -63,8 +63,8 @@ holder). With ``copy=False`` the same buffers are always overwritten (copy what 
 
 The observations, the legal cards, the cards played and the deals are written a game at a
 time by compiled kernels (:func:`~dehla_env.vector.observe.observe_rows`,
-:func:`~dehla_env.vector.engine.legal_cards`, :func:`~dehla_env.vector.engine.play_cards`,
-:func:`~dehla_env.vector.engine.draw_deals`):
+:func:`~dehla_env.vector.engine.legal_cards`, :func:`~dehla_env.vector.decisions.step_games`,
+:func:`~dehla_env.vector.decisions.deal_games`, :func:`~dehla_env.vector.engine.draw_deals`):
 plain Python that numba compiles as it is, on first use, and caches on disk, so a user
 compiles once (``NUMBA_DISABLE_JIT=1`` runs them as Python, the same arrays bit for
 bit, for debugging).
@@ -92,7 +92,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..actions import NUM_ACTIONS, PASS_ACTION, action_text
 from ..cards import NUM_CARDS
-from ..env import EPISODES, ResetNeededError
+from ..episode import EPISODES, ResetNeededError
 from ..errors import IllegalMoveError
 from ..rewards import reward_kind, side0_reward
 from ..rules import Rules, rules_from

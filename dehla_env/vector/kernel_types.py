@@ -29,44 +29,9 @@ compiled = numba.njit(cache=True, nogil=True)
 #: out, atomically, many times the work of the rule (a card played in each of 4,096
 #: games: about 520 ns a game with counting, 20-45 without). The caller keeps every
 #: array alive for the length of the call.
-uncounted = numba.njit(cache=True, nogil=True, _nrt=False)
+uncounted = numba.njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]  # (not in the stubs)
 #: The same, inlined where numba compiles a caller (each rule's function, called per game).
-inlined = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-
-
-class EngineArrays(NamedTuple):
-    """The :class:`~dehla_env.vector.engine.BatchEngine` arrays the observation kernel
-    reads (the engine's own arrays, not copies; see its docstring for each)."""
-
-    hands: np.ndarray
-    played2: np.ndarray
-    voids2: np.ndarray
-    won: np.ndarray
-    middle: np.ndarray
-    counts: np.ndarray
-    bid_code2: np.ndarray
-    trick_cards: np.ndarray
-    tricks: np.ndarray
-    tens: np.ndarray
-    phase: np.ndarray
-    trump_maker: np.ndarray
-    contract_seat: np.ndarray
-    contract_level: np.ndarray
-    last_winner: np.ndarray
-    dealer: np.ndarray
-    leader: np.ndarray
-    best_seat: np.ndarray
-    ntrick: np.ndarray
-    led: np.ndarray
-    mid_count: np.ndarray
-    mid_tens: np.ndarray
-    stage: np.ndarray
-    ntricks: np.ndarray
-
-    @classmethod
-    def of(cls, engine: Any) -> EngineArrays:
-        """The arrays of ``engine``, a :class:`~dehla_env.vector.engine.BatchEngine`."""
-        return cls(*(getattr(engine, name) for name in cls._fields))
+inlined = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")  # type: ignore[call-overload]
 
 
 class HandArrays(NamedTuple):
@@ -114,11 +79,6 @@ class HandArrays(NamedTuple):
     contract_level: np.ndarray
     contract_suit: np.ndarray
 
-    @classmethod
-    def of(cls, engine: Any) -> HandArrays:
-        """The arrays of ``engine``, a :class:`~dehla_env.vector.engine.BatchEngine`."""
-        return cls(*(getattr(engine, name) for name in cls._fields))
-
 
 class HandFacts(NamedTuple):
     """The ruleset's facts the decisions branch on (from :class:`dehla_env.rules.Rules`)."""
@@ -133,6 +93,9 @@ class HandFacts(NamedTuple):
     void_choice: bool  # R2.4c/d: the first seat unable to follow names trump
     closed: bool  # R2.4c: the trump is hidden until revealed
     round_tricks: int  # R3.3: the tricks that end the hand early, 0 for none
+    deal_phase: int  # what a hand waits for once dealt: a trump call, a bid or a card
+    deal_ctx: int  # why, for a trump call (TrumpContext)
+    deal_first: int  # the seat to act then, counted from the dealer
 
 
 class RowLayout(NamedTuple):
@@ -144,6 +107,7 @@ class RowLayout(NamedTuple):
     bidding: bool
     staged: bool
     deck_size: int
+    closed: bool
     hand: int
     hand_counts: int
     trick: int
@@ -167,12 +131,13 @@ class RowLayout(NamedTuple):
     progress: int
     tricks_won: int
     tens_won: int
+    match: int
 
     @classmethod
     def of(cls, engine: Any, offsets: dict[str, int]) -> RowLayout:
         """``engine``'s (a :class:`~dehla_env.vector.engine.BatchEngine`) facts, the
         layout's ``offsets``."""
-        facts = (engine.n, engine.has_middle, engine.bidding, engine.staged, engine.deck_size)
+        facts = (engine.n, engine.has_middle, engine.bidding, engine.staged, engine.deck_size, engine.closed)
         return cls(*facts, *(offsets[name] for name in cls._fields[len(facts) :]))
 
     def zero_spans(self, size: int) -> np.ndarray:
@@ -206,14 +171,3 @@ class RowTables(NamedTuple):
     tricks: np.ndarray  # tricks / tricks per hand
     undealt: np.ndarray  # cards undealt / deck
     tens: np.ndarray  # tens / tens in the deck
-
-
-class SeatRows(NamedTuple):
-    """The rows to write: row ``i`` is seat ``seats[i]``'s observation of game
-    ``games[i]``, with what that seat knows of the trump (R2.4c, decided before:
-    :func:`dehla_env.vector.observe.trump_as_seen`)."""
-
-    games: np.ndarray
-    seats: np.ndarray
-    trump_state: np.ndarray  # the slot of the ``trump_state`` slice
-    trump_seen: np.ndarray  # the suit the seat sees, -1 for none

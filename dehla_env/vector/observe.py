@@ -16,9 +16,10 @@ row ``o``: ``played`` and ``voids`` are one copy each, as are ``hand``, ``won`` 
 ``middle``. The one-hot entries (the current trick's cards, bids,
 seats, suits, phase) are set one by one, and the fractions come from float32 tables
 built with the reference encoder's own arithmetic, so they round identically. R2.4c
-(what a seat knows of a closed trump) is decided for all rows at once before, by
-:func:`trump_as_seen`; the match slice of hands that are over is written after, by
-:func:`first_hand_match`.
+(what a seat knows of a closed trump) is decided per row (:func:`_trump_as_seen`); the
+match slice of hands that are over is written after, by :func:`first_hand_match`, and
+:func:`observe_one`, the writer of one row for an environment of one game, writes the
+match slice its caller gives.
 
 **Codes** (``codes=True``): the same vector as uint8 *numerators*, a quarter of the
 bytes. Every entry of the flat observation is an integer over a per-column denominator
@@ -37,7 +38,6 @@ ones, bit for bit.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 from numba.extending import overload
@@ -49,24 +49,8 @@ from ..rules import Rules
 from ..scoring import FRESH_TALLY, NO_SIDE, HandOutcome, MatchTally, Pair, batch, score_match
 from ..seats import side_of
 from .engine import BID, DONE, PLAY, TRUMP, BatchEngine
-from .kernel_types import EngineArrays, RowLayout, RowTables, SeatRows, compiled
-
-
-def trump_as_seen(engine: BatchEngine, g: np.ndarray | slice, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """What seat ``seats[i]`` knows of the trump in game ``g[i]`` (R2.4c: a closed trump
-    is hidden from everybody but its maker until revealed): the batched decision of
-    :func:`dehla_env.view.visible_trump`, the one for every batched writer.
-
-    Returns the ``trump_state`` slot (0 none made, 1 known and in force, 2 this seat's
-    own closed secret, 3 chosen but hidden from this seat) and the suit the seat sees
-    (-1: none, or not for this seat to see)."""
-    ts = engine.trump_suit[g]
-    if not engine.closed:
-        return (ts >= 0).astype(np.int64), ts
-    hid = engine.hidden[g]
-    mine = seats == engine.trump_maker[g]
-    state = np.where(ts < 0, 0, np.where(hid, np.where(mine, 2, 3), 1))
-    return state, np.where(hid & ~mine, -1, ts)
+from .kernel_types import HandArrays, RowLayout, RowTables, inlined, uncounted
+from .state import arrays_of, card_rows_of
 
 
 def first_hand_match(rules: Rules, engine: BatchEngine, g: np.ndarray) -> MatchTally:
@@ -146,88 +130,226 @@ def _compiled_fill(dst: np.ndarray, at: int, count: int) -> Callable[..., None]:
     return fill
 
 
-@compiled
-def observe_rows(st: EngineArrays, lay: RowLayout, tables: RowTables, rows: SeatRows, out: np.ndarray) -> None:
+@inlined
+def _unpack(ints: np.ndarray, fractions: np.ndarray) -> tuple[RowLayout, RowTables]:
+    """The writer's layout and tables from what :func:`pack` made of them."""
+    lay = RowLayout(
+        n=ints[0],
+        has_middle=ints[1] != 0,
+        bidding=ints[2] != 0,
+        staged=ints[3] != 0,
+        deck_size=ints[4],
+        closed=ints[5] != 0,
+        hand=ints[6],
+        hand_counts=ints[7],
+        trick=ints[8],
+        trick_leader=ints[9],
+        led_suit=ints[10],
+        trick_winning=ints[11],
+        played=ints[12],
+        won=ints[13],
+        middle=ints[14],
+        middle_info=ints[15],
+        pair_threat=ints[16],
+        voids=ints[17],
+        trump_suit=ints[18],
+        trump_state=ints[19],
+        trump_maker=ints[20],
+        bids=ints[21],
+        contract_seat=ints[22],
+        contract_info=ints[23],
+        dealer=ints[24],
+        phase=ints[25],
+        progress=ints[26],
+        tricks_won=ints[27],
+        tens_won=ints[28],
+        match=ints[29],
+    )
+    t = _LAYOUT_INTS  # then each table's start in ``fractions``, its end, and the spans
+    spans = ints[t + 15 : t + 15 + 2 * ints[t + 14]].reshape((ints[t + 14], 2))
+    tables = RowTables(
+        zero_spans=spans,
+        held=fractions[ints[t] : ints[t + 1]],
+        mid_cards=fractions[ints[t + 2] : ints[t + 3]],
+        mid_tens=fractions[ints[t + 4] : ints[t + 5]],
+        bid=fractions[ints[t + 6] : ints[t + 7]],
+        tricks=fractions[ints[t + 8] : ints[t + 9]],
+        undealt=fractions[ints[t + 10] : ints[t + 11]],
+        tens=fractions[ints[t + 12] : ints[t + 13]],
+    )
+    return lay, tables
+
+
+_LAYOUT_INTS = len(RowLayout._fields)
+
+
+def pack(lay: RowLayout, tables: RowTables) -> tuple[np.ndarray, np.ndarray]:
+    """``lay`` and ``tables`` as two arrays (ints, and the fractions in the rows' dtype),
+    what a call of the writer takes and :func:`_unpack` reads: a call looks at each
+    array it is passed, so two arrays cost less than a tuple of ten."""
+    fractions = [tables.held, tables.mid_cards, tables.mid_tens, tables.bid, tables.tricks, tables.undealt, tables.tens]
+    bounds, at = [], 0
+    for f in fractions:
+        bounds += [at, at + len(f)]
+        at += len(f)
+    spans = tables.zero_spans
+    ints = np.array([int(x) for x in lay] + bounds + [len(spans), *spans.reshape(-1).tolist()], np.int64)
+    return ints, np.concatenate(fractions)
+
+
+@inlined
+def _trump_as_seen(st: HandArrays, closed: bool, g: int, me: int) -> tuple[int, int]:
+    """What seat ``me`` knows of the trump in game ``g`` (R2.4c: a closed trump is
+    hidden from everybody but its maker until revealed): the compiled decision of
+    :func:`dehla_env.view.visible_trump`, the batched writers' one. Returns the
+    ``trump_state`` slot (0 none made, 1 known and in force, 2 this seat's own closed
+    secret, 3 chosen but hidden from this seat) and the suit the seat sees (-1: none,
+    or not for this seat to see)."""
+    made = st.trump_suit[g]
+    if made < 0:
+        return 0, -1
+    if not closed or not st.hidden[g]:
+        return 1, made
+    if me == st.trump_maker[g]:
+        return 2, made
+    return 3, -1
+
+
+@inlined
+def _write_row(
+    st: HandArrays,
+    lay: RowLayout,
+    tables: RowTables,
+    flat: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    g: int,
+    me: int,
+    out: np.ndarray,
+    at: int,
+) -> None:
+    """Seat ``me``'s observation of game ``g`` but its match slice, into
+    ``out[at : at + D]`` (``out`` flat). ``flat``: the card arrays it copies from, flat
+    (:func:`~dehla_env.vector.state.card_rows_of`)."""
+    n = lay.n
+    one = out.dtype.type(1)
+    hands, played, voids, won, middle = flat
+    zero_spans = tables.zero_spans
+    if me < 0:  # no seat to act (a hand that is over): any row will do, it is replaced
+        me = 0
+    side = me & 1
+    for k in range(len(zero_spans)):  # all but what the copies below write
+        _fill(out, at + zero_spans[k, 0], zero_spans[k, 1] - zero_spans[k, 0])
+    # cards: own, played by every seat (the doubled arrays' window: rows relative to
+    # the observer are contiguous), won per side (own first), the middle; voids
+    _copy(out, at + lay.hand, hands, (g * n + me) * NUM_CARDS, NUM_CARDS)
+    _copy(out, at + lay.played, played, (g * 2 * n + me) * NUM_CARDS, n * NUM_CARDS)
+    _copy(out, at + lay.voids, voids, (g * 2 * n + me) * 4, n * 4)
+    _copy(out, at + lay.won, won, (g * 2 + side) * NUM_CARDS, NUM_CARDS)
+    _copy(out, at + lay.won + NUM_CARDS, won, (g * 2 + 1 - side) * NUM_CARDS, NUM_CARDS)
+    if lay.has_middle:
+        _copy(out, at + lay.middle, middle, g * NUM_CARDS, NUM_CARDS)
+    row = out[at:]
+    seen_state, seen_suit = _trump_as_seen(st, lay.closed, g, me)  # R2.4c
+    row[lay.trump_state + seen_state] = one
+    if seen_suit >= 0:
+        row[lay.trump_suit + seen_suit] = one
+    tm = st.trump_maker[g]
+    # seats relative to the observer (n: none)
+    lw = st.last_winner[g]
+    row[lay.pair_threat + (n if lw < 0 else (lw - me) % n)] = one
+    row[lay.trump_maker + (n if tm < 0 else (tm - me) % n)] = one
+    cs = st.contract_seat[g]
+    row[lay.contract_seat + (n if cs < 0 else (cs - me) % n)] = one
+    row[lay.dealer + (st.dealer[g] - me) % n] = one
+    ph = st.phase[g]
+    leader = st.leader[g]
+    if ph == PLAY:
+        row[lay.trick_leader + (leader - me) % n] = one
+    if st.ntrick[g] > 0:
+        row[lay.trick_winning + (st.best_seat[g] - me) % n] = one
+        row[lay.led_suit + st.led[g]] = one
+    row[lay.phase + (0 if ph == TRUMP else 1 if ph == BID else 2 if ph == PLAY else 3)] = one
+    if lay.has_middle and st.mid_count[g] > 0:
+        row[lay.middle_info + 2] = one
+    for p in range(n):
+        c = st.trick_cards[g, p]
+        if c >= 0:
+            row[lay.trick + NUM_CARDS * ((leader + p - me) % n) + c] = one
+    for r in range(n):
+        row[lay.bids + NUM_BID_CHOICES * r + (st.bid_code2[g, me + r] if lay.bidding else 0)] = one
+    # fractions (or their numerators)
+    for r in range(n):
+        row[lay.hand_counts + r] = tables.held[st.counts[g, me + r]]
+    row[lay.progress] = tables.tricks[st.ntricks[g]]
+    undealt = lay.deck_size - FIRST_STAGE_CARDS if lay.staged and st.stage[g] == 1 else 0
+    row[lay.progress + 1] = tables.undealt[undealt]
+    row[lay.tricks_won] = tables.tricks[st.tricks[g, side]]
+    row[lay.tricks_won + 1] = tables.tricks[st.tricks[g, 1 - side]]
+    row[lay.tens_won] = tables.tens[st.tens[g, side]]
+    row[lay.tens_won + 1] = tables.tens[st.tens[g, 1 - side]]
+    if lay.has_middle:
+        row[lay.middle_info] = tables.mid_cards[st.mid_count[g]]
+        row[lay.middle_info + 1] = tables.mid_tens[st.mid_tens[g]]
+    if lay.bidding and cs >= 0:
+        row[lay.contract_info] = tables.bid[st.contract_level[g]]
+        if (cs & 1) == side:
+            row[lay.contract_info + 1] = one
+
+
+@uncounted
+def observe_rows(
+    state: tuple[np.ndarray, np.ndarray, np.ndarray],
+    packed: tuple[np.ndarray, np.ndarray],
+    games: np.ndarray,
+    seats: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """**The batched writer**: row ``i`` of ``out`` is the observation of seat
-    ``rows.seats[i]`` in game ``rows.games[i]`` but its match slice
+    ``seats[i]`` in game ``games[i]`` but its match slice
     (:meth:`BatchObserver.observe` writes that), written in one pass. Plain Python that
     numba compiles as it is, a row at a time while it is in cache.
 
-    ``st``: the engine's arrays; ``lay``: the slices' offsets and the ruleset's facts;
-    ``tables``: the spans to zero and the fractions, in ``out``'s dtype.
+    ``state``: the engine's buffers (:mod:`dehla_env.vector.state`); ``packed``: the
+    slices' offsets, the ruleset's facts and the tables (:func:`pack`).
     """
-    n = lay.n
-    idx, seats, trump_state, trump_seen = rows
-    zero_spans = tables.zero_spans
-    one = out.dtype.type(1)
+    st = arrays_of(state[0], state[1], state[2])
+    cards = card_rows_of(state[0], state[2])
+    lay, tables = _unpack(packed[0], packed[1])
     D = out.shape[1]
     flat = out.reshape(-1)
-    hands, played, voids = st.hands.reshape(-1), st.played2.reshape(-1), st.voids2.reshape(-1)
-    won, middle = st.won.reshape(-1), st.middle.reshape(-1)
-    for i in range(len(idx)):
-        g = idx[i]
-        me = seats[i]
-        if me < 0:  # no seat to act (a hand that is over): any row will do, it is replaced
-            me = 0
-        side = me & 1
-        at = i * D
-        for k in range(len(zero_spans)):  # all but what the copies below write
-            _fill(flat, at + zero_spans[k, 0], zero_spans[k, 1] - zero_spans[k, 0])
-        # cards: own, played by every seat (the doubled arrays' window: rows relative to
-        # the observer are contiguous), won per side (own first), the middle; voids
-        _copy(flat, at + lay.hand, hands, (g * n + me) * NUM_CARDS, NUM_CARDS)
-        _copy(flat, at + lay.played, played, (g * 2 * n + me) * NUM_CARDS, n * NUM_CARDS)
-        _copy(flat, at + lay.voids, voids, (g * 2 * n + me) * 4, n * 4)
-        _copy(flat, at + lay.won, won, (g * 2 + side) * NUM_CARDS, NUM_CARDS)
-        _copy(flat, at + lay.won + NUM_CARDS, won, (g * 2 + 1 - side) * NUM_CARDS, NUM_CARDS)
-        if lay.has_middle:
-            _copy(flat, at + lay.middle, middle, g * NUM_CARDS, NUM_CARDS)
-        row = out[i]
-        # trump as this seat knows it, decided for every row before (R2.4c: ``trump_as_seen``)
-        row[lay.trump_state + trump_state[i]] = one
-        if trump_seen[i] >= 0:
-            row[lay.trump_suit + trump_seen[i]] = one
-        tm = st.trump_maker[g]
-        # seats relative to the observer (n: none)
-        lw = st.last_winner[g]
-        row[lay.pair_threat + (n if lw < 0 else (lw - me) % n)] = one
-        row[lay.trump_maker + (n if tm < 0 else (tm - me) % n)] = one
-        cs = st.contract_seat[g]
-        row[lay.contract_seat + (n if cs < 0 else (cs - me) % n)] = one
-        row[lay.dealer + (st.dealer[g] - me) % n] = one
-        ph = st.phase[g]
-        leader = st.leader[g]
-        if ph == PLAY:
-            row[lay.trick_leader + (leader - me) % n] = one
-        if st.ntrick[g] > 0:
-            row[lay.trick_winning + (st.best_seat[g] - me) % n] = one
-            row[lay.led_suit + st.led[g]] = one
-        row[lay.phase + (0 if ph == TRUMP else 1 if ph == BID else 2 if ph == PLAY else 3)] = one
-        if lay.has_middle and st.mid_count[g] > 0:
-            row[lay.middle_info + 2] = one
-        for p in range(n):
-            c = st.trick_cards[g, p]
-            if c >= 0:
-                row[lay.trick + NUM_CARDS * ((leader + p - me) % n) + c] = one
-        for r in range(n):
-            row[lay.bids + NUM_BID_CHOICES * r + (st.bid_code2[g, me + r] if lay.bidding else 0)] = one
-        # fractions (or their numerators)
-        for r in range(n):
-            row[lay.hand_counts + r] = tables.held[st.counts[g, me + r]]
-        row[lay.progress] = tables.tricks[st.ntricks[g]]
-        undealt = lay.deck_size - FIRST_STAGE_CARDS if lay.staged and st.stage[g] == 1 else 0
-        row[lay.progress + 1] = tables.undealt[undealt]
-        row[lay.tricks_won] = tables.tricks[st.tricks[g, side]]
-        row[lay.tricks_won + 1] = tables.tricks[st.tricks[g, 1 - side]]
-        row[lay.tens_won] = tables.tens[st.tens[g, side]]
-        row[lay.tens_won + 1] = tables.tens[st.tens[g, 1 - side]]
-        if lay.has_middle:
-            row[lay.middle_info] = tables.mid_cards[st.mid_count[g]]
-            row[lay.middle_info + 1] = tables.mid_tens[st.mid_tens[g]]
-        if lay.bidding and cs >= 0:
-            row[lay.contract_info] = tables.bid[st.contract_level[g]]
-            if (cs & 1) == side:
-                row[lay.contract_info + 1] = one
+    for i in range(len(games)):
+        _write_row(st, lay, tables, flat=cards, g=games[i], me=seats[i], out=flat, at=i * D)
+
+
+@uncounted
+def observe_one(
+    u8: np.ndarray,
+    i64: np.ndarray,
+    meta: np.ndarray,
+    ints: np.ndarray,
+    fractions: np.ndarray,
+    game: int,
+    match: np.ndarray,
+    seat: int,
+    out: np.ndarray,
+) -> None:
+    """One row of :func:`observe_rows` (seat ``seat`` in game ``game``, ``out`` a
+    vector), its match slice ``match[seat]`` (what the caller's match holds for each
+    seat) included: what an environment of one game calls at each step, every argument
+    an array or a number, as few as can be (a call looks at each array it is passed)."""
+    lay, tables = _unpack(ints, fractions)
+    st = arrays_of(u8, i64, meta)
+    _write_row(
+        st,
+        lay,
+        tables,
+        flat=card_rows_of(u8, meta),
+        g=game,
+        me=seat,
+        out=out,
+        at=0,
+    )
+    for k in range(match.shape[1]):
+        out[lay.match + k] = match[seat, k]
 
 
 class BatchObserver:
@@ -259,9 +381,9 @@ class BatchObserver:
             scale[o["match"] : o["match"] + 8] = match_denominators(rules)
         scale.flags.writeable = False
         self.scale = scale
-        self.row_layout = RowLayout.of(e, o)
-        self.tables = RowTables(
-            zero_spans=self.row_layout.zero_spans(self.size),
+        row_layout = RowLayout.of(e, o)
+        tables = RowTables(
+            zero_spans=row_layout.zero_spans(self.size),
             held=self._table(hs),
             mid_cards=self._table(deck),
             mid_tens=self._table(nten),
@@ -270,21 +392,8 @@ class BatchObserver:
             undealt=self._table(deck),
             tens=self._table(nten),
         )
-        self._bind()
-
-    def __getstate__(self) -> dict[str, Any]:
-        """For copies and pickles (with the engine, whose own copy this observer reads):
-        everything but the engine's arrays, bound again on load (copied arrays would be
-        frozen copies instead of the engine's)."""
-        return {k: v for k, v in self.__dict__.items() if k != "_arrays"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._bind()
-
-    def _bind(self) -> None:
-        """The engine's arrays the writer reads."""
-        self._arrays = EngineArrays.of(self.engine)
+        #: the layout and the tables as the writer takes them (:func:`pack`)
+        self.packed = pack(row_layout, tables)
 
     def _table(self, den: int) -> np.ndarray:
         """``x / den`` for x = 0..den as the encoder rounds it, or x itself as a code."""
@@ -302,8 +411,7 @@ class BatchObserver:
             out = np.empty((k, self.size), self.dtype)
         assert out.shape == (k, self.size) and out.flags.c_contiguous and out.dtype == self.dtype
         seats = np.ascontiguousarray(seats, dtype=np.int64)
-        rows = SeatRows(idx, seats, *trump_as_seen(e, g, seats))
-        observe_rows(self._arrays, self.row_layout, self.tables, rows, out)
+        observe_rows(e._state, self.packed, idx, seats, out)
         self._write_match(out, idx, seats, e.phase[g])
         return out
 
