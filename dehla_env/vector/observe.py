@@ -198,6 +198,18 @@ def pack(lay: RowLayout, tables: RowTables) -> tuple[np.ndarray, np.ndarray]:
 
 
 @inlined
+def _wrap(x: int, n: int) -> int:
+    """``x % n`` for ``-n <= x < 2n`` (a seat relative to the observer, R0.2): two
+    comparisons, where a division by the number of players takes tens of cycles and
+    the writer makes eight of them a row."""
+    if x < 0:
+        return x + n
+    if x >= n:
+        return x - n
+    return x
+
+
+@inlined
 def _trump_as_seen(st: HandArrays, closed: bool, g: int, me: int) -> tuple[int, int]:
     """What seat ``me`` knows of the trump in game ``g`` (R2.4c: a closed trump is
     hidden from everybody but its maker until revealed): the compiled decision of
@@ -255,17 +267,17 @@ def _write_row(
     tm = st.trump_maker[g]
     # seats relative to the observer (n: none)
     lw = st.last_winner[g]
-    row[lay.pair_threat + (n if lw < 0 else (lw - me) % n)] = one
-    row[lay.trump_maker + (n if tm < 0 else (tm - me) % n)] = one
+    row[lay.pair_threat + (n if lw < 0 else _wrap(lw - me, n))] = one
+    row[lay.trump_maker + (n if tm < 0 else _wrap(tm - me, n))] = one
     cs = st.contract_seat[g]
-    row[lay.contract_seat + (n if cs < 0 else (cs - me) % n)] = one
-    row[lay.dealer + (st.dealer[g] - me) % n] = one
+    row[lay.contract_seat + (n if cs < 0 else _wrap(cs - me, n))] = one
+    row[lay.dealer + _wrap(st.dealer[g] - me, n)] = one
     ph = st.phase[g]
     leader = st.leader[g]
     if ph == PLAY:
-        row[lay.trick_leader + (leader - me) % n] = one
+        row[lay.trick_leader + _wrap(leader - me, n)] = one
     if st.ntrick[g] > 0:
-        row[lay.trick_winning + (st.best_seat[g] - me) % n] = one
+        row[lay.trick_winning + _wrap(st.best_seat[g] - me, n)] = one
         row[lay.led_suit + st.led[g]] = one
     row[lay.phase + (0 if ph == TRUMP else 1 if ph == BID else 2 if ph == PLAY else 3)] = one
     if lay.has_middle and st.mid_count[g] > 0:
@@ -273,7 +285,7 @@ def _write_row(
     for p in range(n):
         c = st.trick_cards[g, p]
         if c >= 0:
-            row[lay.trick + NUM_CARDS * ((leader + p - me) % n) + c] = one
+            row[lay.trick + NUM_CARDS * _wrap(leader + p - me, n) + c] = one
     for r in range(n):
         row[lay.bids + NUM_BID_CHOICES * r + (st.bid_code2[g, me + r] if lay.bidding else 0)] = one
     # fractions (or their numerators)
