@@ -190,7 +190,7 @@ class raw_env(AECEnv):
         self.num_players = n
         self.possible_agents = [_agent_name(s) for s in range(n)]
         self.agent_name_mapping = {a: s for s, a in enumerate(self.possible_agents)}
-        self._rows = OneGame(self.rules)  # the observations (see _observe_flat)
+        self._rows = OneGame(self.rules)  # what the observations are written from, kept in step
         self.layout = layout_for(n)
         obs_space = self._make_observation_space()
         self.observation_spaces = {a: obs_space for a in self.possible_agents}

@@ -1,5 +1,6 @@
-"""Observations: the incremental encoder (live and from a view) equals the definition,
-:func:`dehla_env.encoding.encode_view` (written from scratch from a view), slices decode to
+"""Observations: the incremental encoder (live and from a view) and the PettingZoo env
+equal the definition, :func:`dehla_env.encoding.encode_view` (written from scratch from a
+view), slices decode to
 their documented shapes, observations lie in the observation space, and nothing hidden leaks
 into an observation (R0.6): re-dealing the cards a seat cannot see, or choosing another
 closed trump (R2.4c), leaves that seat's observation unchanged.
@@ -100,6 +101,40 @@ def test_fast_encoder_equals_reference_at_every_decision(config: tuple[str, dict
 
 
 # ---------------------------------------------------------------------- decode and spaces
+@pytest.mark.parametrize("episode", ["hand", "match"])
+@pytest.mark.parametrize("config", RULESETS, ids=_id)
+def test_the_pettingzoo_env_observes_the_definition_at_every_decision(
+    config: tuple[str, dict[str, Any]], episode: str
+) -> None:
+    """The PettingZoo env writes its observations from the batched engine at one game,
+    kept in step with its match (deals, R1.4 draws, moves, the match's tallies): every
+    seat's, at every decision and at the end of each episode, is the definition's."""
+    name, options = config
+    env = raw_env(rules=name, episode=episode, **options)
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    n = env.num_players
+    decisions = ends = 0
+    while decisions < (400 if n == 4 else 250):
+        obs, _r, terminated, truncated, _info = env.last()
+        assert env.match is not None
+        for seat in range(n):
+            observed = env.observe(f"player_{seat}")["observation"]
+            definition = encode_view(view_of(env.match, seat))
+            assert np.array_equal(observed, definition), (
+                f"seat {seat}, {episode} episode, decision {decisions}: slices differ: "
+                f"{[k for k, v in decode(observed, n).items() if not np.array_equal(v, decode(definition, n)[k])]}"
+            )
+        if terminated or truncated:
+            ends += 1
+            env.reset()
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+        decisions += 1
+    assert ends >= 1 or episode == "match"
+
+
 @pytest.mark.parametrize("n", [4, 6])
 def test_decode_round_trips_slice_shapes(n: int) -> None:
     lay = layout_for(n)
