@@ -3,11 +3,11 @@
     python benchmarks/encoder_speed.py [--hands 80] [--repeat 5]
 
 Random legal hands are recorded first; then each is replayed on a live match while the
-incremental encoder writes the observation of the seat to act at every decision (as
-``raw_env`` does), and, for comparison in the same run, the definition written from
-scratch from a fresh ``PlayerView`` every time (``encode_view``, what a bot holding
-only a view pays) and the cost of building that view (``view_of``), on the same
-replay. Best of ``--repeat`` per ruleset.
+incremental encoder writes the observation of the seat to act at every decision (as the
+belief search and the imitation data do from a live match), and, for comparison in the
+same run, the definition written from scratch from a fresh ``PlayerView`` every time
+(``encode_view``, what a bot holding only a view pays) and the cost of building that
+view (``view_of``), on the same replay. Best of ``--repeat`` per ruleset.
 """
 
 from __future__ import annotations

@@ -39,12 +39,13 @@ slice                 shape         contents
 
 :func:`encode_view` is the definition: it writes the vector from scratch from a
 :class:`PlayerView`, the one place that decides what a seat may know. The fast writers
-give the identical vector another way: :class:`ObservationEncoder` straight from the
-engine state, incrementally (the AEC env uses it), and the batched observer of
-:mod:`dehla_env.vector.observe` (one writer for many games, compiled by numba where it
-is installed); tests hold each to :func:`encode_view`, bit for bit, and check that an
-observation does not change when the hidden cards are re-dealt. :func:`decode` turns a
-vector back into named parts for debugging.
+give the identical vector another way: :class:`ObservationEncoder` straight from a live
+match, incrementally (the belief search and the imitation data use it), and the batched
+observer of :mod:`dehla_env.vector.observe` (one writer for many games or one, compiled
+by numba: the vector env's and the PettingZoo env's); tests hold each to
+:func:`encode_view`, bit for bit, and check that an observation does not change when the
+hidden cards are re-dealt. :func:`decode` turns a vector back into named parts for
+debugging.
 """
 
 from __future__ import annotations
