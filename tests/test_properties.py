@@ -165,7 +165,7 @@ def check_hand(match: MatchState, hand, moves: list[str], oracle: MatchOracle) -
         assert max(hand.tricks) == rules.round_tricks and sum(1 for _ in held.elements()) == n * (13 - len(history))
     # --- the first leader, trick winners, who leads next (R0.4, R1.2, R2.2, R3.1, R4.2)
     trump, from_trick, maker = oracle_trump(rules, d, history, moves)
-    if rules.name == "coat-pees":
+    if rules.trump_making is TrumpMaking.BIDDING:  # R4.2: the highest bidder leads
         bids = [(i, m) for i, m in enumerate(m for m in moves if m == "pass" or m.startswith("bid:"))]
         bidders = [(d + 1 + i) % 4 for i, m in bids if m != "pass"]
         first_leader = bidders[-1] if bidders else (d + 1) % 4
@@ -185,10 +185,12 @@ def check_hand(match: MatchState, hand, moves: list[str], oracle: MatchOracle) -
         winners.append(w)
         leader = w
     assert hand.trick_winners == winners
-    if rules.name == "dehla-direct" and rules.trump != "open":
+    made_in_play = rules.trump_making in (TrumpMaking.FIRST_VOID, TrumpMaking.CLOSED, TrumpMaking.NAMED)
+    if made_in_play and not rules.staged_deal:
         # R2.4a: "with 13 cards each someone is always void within 13 tricks" (26 each
         # with six players: a suit's 39 cards cannot all go in rounds of six)
-        assert trump >= 0 and hand.trump_suit >= 0 and (rules.trump == "first-void" or maker is not None)
+        first_void = rules.trump_making is TrumpMaking.FIRST_VOID
+        assert trump >= 0 and hand.trump_suit >= 0 and (first_void or maker is not None)
     # --- follow suit (R0.4) replayed from the deal, stage by stage (R0.3, R1.3-R1.4)
     in_hand: list[Counter] = [Counter() for _ in range(n)]
     first_stage = 20 if rules.staged_deal else len(deck)
@@ -196,7 +198,7 @@ def check_hand(match: MatchState, hand, moves: list[str], oracle: MatchOracle) -
         in_hand[(d + 1 + i) % n][deck[i]] += 1
     second_stage_after = -1  # trick index after which the rest is dealt
     if rules.staged_deal:
-        if rules.name == "dehla" and rules.trump == "first-void":
+        if rules.trump_making is TrumpMaking.FIRST_VOID:  # R1.4: the rest comes after the trump-making trick
             off = _first_off_suit(history)
             second_stage_after = off[0] if off and off[0] < 5 else 4
         else:
@@ -240,7 +242,7 @@ def check_hand(match: MatchState, hand, moves: list[str], oracle: MatchOracle) -
     assert [sum(1 for c in side if c % 13 == 8) for side in hand.won_cards] == tens
     tricks = [sum(1 for w in winners if w % 2 == side) for side in (0, 1)]
     assert hand.tricks == tricks and sum(tricks) == len(history)
-    if rules.name != "court-piece":
+    if rules.round_tricks is None:  # a hand played out (not ended early, R3.3)
         assert sum(tens) == rules.num_tens  # every ten taken or captured
     # --- the hand's result and the match (R1.6-R1.9, R2.5-R2.7, R3.3-R3.6, R4.4-R4.6)
     oracle.hand_done(hand, tens, tricks, cards_won, moves, match)
