@@ -40,25 +40,18 @@ from dehla_env.view import (
     visible_contract,
     visible_trump,
 )
-from tests.rulesets import RULESETS as SHARED_RULESETS
+from tests.rulesets import rules_of, ruleset_id, with_options
 
 # the shared list, and the combinations whose slices interact (six seats with a closed
 # trump, named trump with double sar, tricks scoring in a points match, a small gap)
-RULESETS = SHARED_RULESETS + [
-    ("dehla-direct", {"trump": "named", "scoring": "double-sar"}),
-    ("dehla-direct", {"scoring": "tricks", "match": "points", "points": 2}),
-    ("dehla-direct", {"players": 6, "trump": "closed"}),
-    ("coat-pees", {"gap": 10}),
-]
-
-
-def _id(config: tuple[str, dict[str, Any]]) -> str:
-    name, options = config
-    return name + "".join(f"-{k}={v}" for k, v in options.items())
-
-
-def _rules(config: tuple[str, dict[str, Any]]) -> Rules:
-    return make_rules(config[0], **config[1])
+RULESETS = with_options(
+    {
+        "dehla-direct-trump=named": [{}, {"scoring": "double-sar"}],
+        "dehla-direct-scoring=tricks": [{}, {"match": "points", "points": 2}],
+        "dehla-direct-players=6": [{}, {"trump": "closed"}],
+        "coat-pees": [{}, {"gap": 10}],
+    }
+)
 
 
 # ---------------------------------------------------------------------- fast == reference
@@ -78,9 +71,9 @@ def _check_all_seats(encoder: ObservationEncoder, match: MatchState) -> None:
             )
 
 
-@pytest.mark.parametrize("config", RULESETS, ids=_id)
+@pytest.mark.parametrize("config", RULESETS, ids=ruleset_id)
 def test_fast_encoder_equals_reference_at_every_decision(config: tuple[str, dict[str, Any]]) -> None:
-    rules = _rules(config)
+    rules = rules_of(config)
     encoder = ObservationEncoder(rules)  # one encoder over many matches, as an environment uses it
     rng = np.random.default_rng(123)
     decisions = 0
@@ -102,7 +95,7 @@ def test_fast_encoder_equals_reference_at_every_decision(config: tuple[str, dict
 
 # ---------------------------------------------------------------------- decode and spaces
 @pytest.mark.parametrize("episode", ["hand", "match"])
-@pytest.mark.parametrize("config", RULESETS, ids=_id)
+@pytest.mark.parametrize("config", RULESETS, ids=ruleset_id)
 def test_the_pettingzoo_env_observes_the_definition_at_every_decision(
     config: tuple[str, dict[str, Any]], episode: str
 ) -> None:
@@ -183,7 +176,7 @@ def test_decoded_observation_reads_back_the_state() -> None:
 
 
 @pytest.mark.parametrize("observation", ["flat", "structured"])
-@pytest.mark.parametrize("config", RULESETS, ids=_id)
+@pytest.mark.parametrize("config", RULESETS, ids=ruleset_id)
 def test_observations_lie_in_the_observation_space(config: tuple[str, dict[str, Any]], observation: str) -> None:
     e = raw_env(rules=config[0], observation=observation, **config[1])
     rng = np.random.default_rng(4)
@@ -311,9 +304,9 @@ def _assert_same_observation(a: MatchState, b: MatchState, seat: int) -> None:
     assert public_events(a, seat) == public_events(b, seat)
 
 
-@pytest.mark.parametrize("config", RULESETS, ids=_id)
+@pytest.mark.parametrize("config", RULESETS, ids=ruleset_id)
 def test_observation_does_not_change_when_hidden_cards_are_redealt(config: tuple[str, dict[str, Any]]) -> None:
-    rules = _rules(config)
+    rules = rules_of(config)
     rng = np.random.default_rng(77)
     compared = changed = accepted = tried = 0
     for _ in range(25):
@@ -421,14 +414,14 @@ class _PublicOnly:
         return getattr(self._hand, name)
 
 
-@pytest.mark.parametrize("config", RULESETS, ids=_id)
+@pytest.mark.parametrize("config", RULESETS, ids=ruleset_id)
 def test_the_encoder_reads_only_public_fields_and_the_views_helpers(
     config: tuple[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Visibility is decided in dehla_env.view alone: the encoder reads public fields of
     the hand and gets the seat's own cards, trump and contract from view's helpers (here
     the only readers of the hand behind the guard)."""
-    rules = _rules(config)
+    rules = rules_of(config)
     rng = np.random.default_rng(11)
     encoder = ObservationEncoder(rules)
     match = MatchState.new(rules, rng)
@@ -453,10 +446,10 @@ def test_the_encoder_reads_only_public_fields_and_the_views_helpers(
         match.apply_action(legal[int(rng.integers(len(legal)))])
 
 
-@pytest.mark.parametrize("config", RULESETS[:6], ids=_id)
+@pytest.mark.parametrize("config", RULESETS[:6], ids=ruleset_id)
 def test_an_observer_that_looks_only_now_and_then_catches_up_exactly(config: tuple[str, dict[str, Any]]) -> None:
     """The incremental encoder between distant calls: every change since is written."""
-    rules = _rules(config)
+    rules = rules_of(config)
     rng = np.random.default_rng(5)
     encoder = ObservationEncoder(rules)
     for _ in range(6):

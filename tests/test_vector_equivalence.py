@@ -35,7 +35,7 @@ from dehla_env.vector.observe import BatchObserver
 from dehla_env.view import view_of
 from tests.batched_replay import replay_records
 from tests.conformance import conformance_sets, normalise
-from tests.rulesets import FOUR_PLAYER, first_of_each, ruleset_id, with_options
+from tests.rulesets import FOUR_PLAYER, first_of_each, one_per_table_size, rules_of, ruleset_id, with_options
 
 
 class _ScriptedEnv(raw_env):
@@ -228,8 +228,16 @@ ALL = with_options(
         "coat-pees": [{}, {"reward": "points", "gap": 8, "max_hands": 1}],
     }
 )
-CONFIGS = [c for c in ALL if c[1].get("players", 4) == 4]
-SIX = [c for c in ALL if c[1].get("players", 4) == 6]
+
+
+def _players(config: tuple[str, dict[str, Any]]) -> int:
+    """The table size of an entry of :data:`ALL` (its env options, the reward, left out)."""
+    name, options = config
+    return rules_of((name, {k: v for k, v in options.items() if k != "reward"})).players
+
+
+CONFIGS = [c for c in ALL if _players(c) == 4]
+SIX = [c for c in ALL if _players(c) == 6]
 
 
 #: one configuration of each preset: the default check gives it the most hands, and the
@@ -285,9 +293,10 @@ def test_the_batched_engines_trick_winner_is_the_rule_on_random_tricks() -> None
     engine finds winning a trick, as it does when a trump is revealed or named mid-trick
     (``rescore_tricks``), is :func:`~dehla_env.tricks.trick_winner`'s."""
     rng = np.random.default_rng(5)
-    for n, name, opts in ((4, "dehla", {}), (6, "dehla-direct", {"players": 6})):
+    for config in one_per_table_size():
         k = 4000
-        engine = BatchEngine(make_rules(name, opts), k)
+        engine = BatchEngine(rules_of(config), k)
+        n = engine.n
         cards = rng.integers(0, 52, size=(k, n))
         cards[:500, 1] = cards[:500, 0]  # equal cards (three packs): the first played wins
         trump = rng.integers(-1, 4, size=k)
