@@ -1,12 +1,12 @@
 """The batched engine's compiled kernels (``observe_rows``, ``draw_deals``, the
 decisions of ``dehla_env.vector.decisions``, ``legal_cards``, ``random_legal``'s
-``nth_true``) against the same
-functions run as plain Python (numba's ``py_func``, and a run under
-``NUMBA_DISABLE_JIT=1``): the same observation rows, bit for bit (float32 and uint8
-codes, every seat of every game, every ruleset, hands in progress and over), the same
-deals from the same generator (the scalar env's), the same random columns for the same
-draws, and the vector env either way against the reference env (the equivalence run of
-``tests/test_vector_equivalence.py``)."""
+``nth_true``) against the same functions run as plain Python (numba's ``py_func``, and a
+run under ``NUMBA_DISABLE_JIT=1``): the same observation rows, bit for bit (float32 and
+uint8 codes, every seat of every game, every ruleset, hands in progress and over), the
+same deals from the same generator (the scalar env's), the same random columns for the
+same draws, and the vector env either way against the reference env (the equivalence run
+of ``tests/test_vector_equivalence.py``). And the arrays the kernels make from the
+engine's buffers are the engine's own."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ import subprocess
 import sys
 from typing import Any
 
+import numba
 import numpy as np
 import pytest
+from numba import literal_unroll
 from test_vector_equivalence import ALL, ONE_EACH, run_equivalence
 
 from dehla_env import raw_env
@@ -195,3 +197,29 @@ def test_random_legal_is_uniform_over_the_legal_columns() -> None:
     share = np.bincount(picks, minlength=85)[legal] / len(picks)
     assert np.abs(share - 0.2).max() < 0.01  # 5 sigma is about 0.0082 here
     assert set(np.unique(picks)) == set(legal)
+
+
+@numba.njit
+def _compiled_views(u8: np.ndarray, i64: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
+    """Per array of the compiled ``arrays_of``: its address, size, last dimension and
+    number of dimensions, into the rows of ``out``."""
+    k = 0
+    for a in literal_unroll(vector_state.arrays_of(u8, i64, meta)):
+        out[k, 0] = a.ctypes.data
+        out[k, 1] = a.size
+        out[k, 2] = a.shape[-1]
+        out[k, 3] = a.ndim
+        k += 1  # noqa: SIM113 (numba unrolls the loop over the tuple: no enumerate)
+
+
+@pytest.mark.parametrize("cfg", one_per_table_size(), ids=ruleset_id)
+def test_the_compiled_views_of_the_engines_buffers_are_its_arrays(cfg: tuple[str, dict[str, Any]]) -> None:
+    """The kernels make the engine's arrays from its two buffers (``state.arrays_of``,
+    its shapes written out for numba): each is the engine's own array of that name, the
+    same memory and shape (``state.views``, what the engine holds)."""
+    engine = BatchEngine(rules_of(cfg), 5)
+    got = np.zeros((len(vector_state.LAYOUT), 4), np.int64)
+    _compiled_views(*engine._state, got)
+    for row, (name, _buffer, _shape) in zip(got, vector_state.LAYOUT):
+        held = getattr(engine, name)
+        assert row.tolist() == [held.ctypes.data, held.size, held.shape[-1], held.ndim], name

@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding import match_features
+from ..encoding import match_features, observation_size
 from ..engine import HandState, MatchState
 from ..rules import Rules
 from ..seats import side_of
-from .decisions import deal_games, step_one
+from .decisions import step_one
 from .engine import BatchEngine
 from .observe import BatchObserver, observe_one
 
@@ -39,7 +39,7 @@ class OneGame:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.engine = BatchEngine(rules, 1)
-        self.size = BatchObserver(self.engine).size
+        self.size = observation_size(rules)
         self._match_rows = np.zeros((rules.players, 8), np.float32)  # per seat: its side's match values
         self._bind()
 
@@ -62,9 +62,7 @@ class OneGame:
 
     def deal(self, hand: HandState) -> None:
         """The hand just dealt (R0.3): its deck and dealer."""
-        deck = np.asarray(hand.deck, dtype=np.int64).reshape(1, -1)
-        self.engine.draw_card[0] = -1
-        deal_games(*self.engine._state, _GAME, deck, np.array([hand.dealer], np.int64))
+        self.engine.deal(_GAME, np.asarray(hand.deck, dtype=np.int64).reshape(1, -1), np.array([hand.dealer]))
 
     def draw(self, hand: HandState) -> None:
         """The R1.4 draw just made in ``hand``."""
