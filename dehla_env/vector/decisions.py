@@ -3,10 +3,11 @@ trick it completes, the middle pile, the early end, the deal's second stage), a 
 call and a bid, over the :class:`~dehla_env.vector.engine.BatchEngine` arrays.
 
 Each rule is written once here, for one game ``g``, as plain Python that numba compiles
-as it is (:data:`~dehla_env.vector.kernel_types.compiled`); the entry points
-(:func:`step_games`, :func:`give_cards`, :func:`recount`, :func:`rescore_tricks`) loop
-over the games they are given. So a batch costs one compiled call whatever the phases
-of its games, and one game costs the same call at a length of one. The rules are those
+as it is, inlined into the entry points (:data:`~dehla_env.vector.kernel_types.inlined`,
+:data:`~dehla_env.vector.kernel_types.uncounted`). The entry points (:func:`step_games`,
+:func:`deal_games`, :func:`give_cards`, :func:`recount`, :func:`rescore_tricks`) loop over
+the games they are given, so a batch costs one compiled call whatever the phases of its
+games; :func:`step_one` is one decision of one game, with numbers for arguments. The rules are those
 of :class:`dehla_env.engine.hand.HandState`, the reference, which
 ``tests/test_vector_equivalence.py`` holds this engine to move for move.
 
