@@ -54,6 +54,7 @@ from __future__ import annotations
 from typing import Any, assert_never
 
 import numpy as np
+from numba.np.random.random_methods import random_interval  # numpy's bounded draw, numba's translation
 
 from ..actions import BID_OFFSET, MIN_BID, NUM_ACTIONS, PASS_ACTION, TRUMP_OFFSET
 from ..cards import NUM_CARDS, suit_of
@@ -99,13 +100,26 @@ def draw_deals(rng: np.random.Generator, k: int, n: int, deck_size: int) -> tupl
     (R0.3: :func:`~dehla_env.cards.shuffled_deck`'s permutation, each id three times
     with three packs, R2.8), from ``rng`` in the scalar env's order: the batched form of
     ``shuffled_deck``, which ``tests/test_vector_kernels.py`` holds to it. Plain Python
-    that numba compiles as it is: the same draws either way (numba's ``integers`` and
-    ``permutation`` draw what numpy's draw)."""
+    that numba compiles as it is.
+
+    The permutation is numpy's own shuffle written out (a Fisher-Yates pass from the
+    last position down, position ``i`` swapped with ``random_interval(i)``, numpy's
+    bounded draw, which numba ships as the translation its own ``shuffle`` uses): the
+    same draws as ``rng.permutation``, about three times as fast compiled, where numba's
+    ``permutation`` moves each swapped entry as a 0-d array."""
     decks = np.empty((k, deck_size), np.int64)
     dealers = np.empty(k, np.int64)
+    bits = rng.bit_generator
     for i in range(k):
         dealers[i] = rng.integers(0, n)
-        decks[i, :] = rng.permutation(deck_size) % NUM_CARDS
+        deck = decks[i]
+        for p in range(deck_size):
+            deck[p] = p
+        for p in range(deck_size - 1, 0, -1):
+            q = np.intp(random_interval(bits, p))
+            deck[p], deck[q] = deck[q], deck[p]
+        for p in range(deck_size):
+            deck[p] = deck[p] % NUM_CARDS
     return decks, dealers
 
 

@@ -12,6 +12,8 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
+from ..cards import NUM_CARDS
+
 #: How the batched engine's kernels (:func:`~dehla_env.vector.observe.observe_rows`,
 #: :func:`~dehla_env.vector.engine.draw_deals`, :func:`~dehla_env.vector.decisions.step_games`,
 #: :func:`~dehla_env.vector.engine.legal_cards`,
@@ -132,21 +134,28 @@ class RowLayout(NamedTuple):
     tricks_won: int
     tens_won: int
     match: int
+    #: the card ids, 52, read at run time: the card copies loop over it, and a loop over
+    #: a count the compiler knows is unrolled into one scalar move a card (it cannot
+    #: vectorise moves between arrays it cannot tell apart); over a count it reads, the
+    #: loop is vectorised behind a check that the arrays do not overlap
+    cards: int
 
     @classmethod
     def of(cls, engine: Any, offsets: dict[str, int]) -> RowLayout:
         """``engine``'s (a :class:`~dehla_env.vector.engine.BatchEngine`) facts, the
         layout's ``offsets``."""
         facts = (engine.n, engine.has_middle, engine.bidding, engine.staged, engine.deck_size, engine.closed)
-        return cls(*facts, *(offsets[name] for name in cls._fields[len(facts) :]))
+        slices = cls._fields[len(facts) : -1]
+        return cls(*facts, *(offsets[name] for name in slices), NUM_CARDS)
 
     def zero_spans(self, size: int) -> np.ndarray:
         """(k, 2) the ranges of a row of ``size`` that the kernel's card copies (own
         cards, played, won, the middle where there is one, voids) leave unwritten."""
         n = self.n
-        copied = [(self.hand, 52), (self.played, 52 * n), (self.won, 104), (self.voids, 4 * n)]
+        cards = self.cards
+        copied = [(self.hand, cards), (self.played, cards * n), (self.won, 2 * cards), (self.voids, 4 * n)]
         if self.has_middle:
-            copied.append((self.middle, 52))
+            copied.append((self.middle, cards))
         spans, at = [], 0
         for start, count in sorted(copied):
             if start > at:

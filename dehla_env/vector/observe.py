@@ -164,6 +164,7 @@ def _unpack(ints: np.ndarray, fractions: np.ndarray) -> tuple[RowLayout, RowTabl
         tricks_won=ints[27],
         tens_won=ints[28],
         match=ints[29],
+        cards=ints[30],
     )
     t = _LAYOUT_INTS  # then each table's start in ``fractions``, its end, and the spans
     spans = ints[t + 15 : t + 15 + 2 * ints[t + 14]].reshape((ints[t + 14], 2))
@@ -244,6 +245,7 @@ def _write_row(
     n = lay.n
     one = out.dtype.type(1)
     hands, played, voids, won, middle = flat
+    cards = lay.cards  # 52, as a number read at run time: see RowLayout.cards
     zero_spans = tables.zero_spans
     if me < 0:  # no seat to act (a hand that is over): any row will do, it is replaced
         me = 0
@@ -252,13 +254,13 @@ def _write_row(
         _fill(out, at + zero_spans[k, 0], zero_spans[k, 1] - zero_spans[k, 0])
     # cards: own, played by every seat (the doubled arrays' window: rows relative to
     # the observer are contiguous), won per side (own first), the middle; voids
-    _copy(out, at + lay.hand, hands, (g * n + me) * NUM_CARDS, NUM_CARDS)
-    _copy(out, at + lay.played, played, (g * 2 * n + me) * NUM_CARDS, n * NUM_CARDS)
+    _copy(out, at + lay.hand, hands, (g * n + me) * cards, cards)
+    _copy(out, at + lay.played, played, (g * 2 * n + me) * cards, n * cards)
     _copy(out, at + lay.voids, voids, (g * 2 * n + me) * 4, n * 4)
-    _copy(out, at + lay.won, won, (g * 2 + side) * NUM_CARDS, NUM_CARDS)
-    _copy(out, at + lay.won + NUM_CARDS, won, (g * 2 + 1 - side) * NUM_CARDS, NUM_CARDS)
+    _copy(out, at + lay.won, won, (g * 2 + side) * cards, cards)
+    _copy(out, at + lay.won + cards, won, (g * 2 + 1 - side) * cards, cards)
     if lay.has_middle:
-        _copy(out, at + lay.middle, middle, g * NUM_CARDS, NUM_CARDS)
+        _copy(out, at + lay.middle, middle, g * cards, cards)
     row = out[at:]
     seen_state, seen_suit = _trump_as_seen(st, lay.closed, g, me)  # R2.4c
     row[lay.trump_state + seen_state] = one
