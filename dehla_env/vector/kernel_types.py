@@ -146,7 +146,7 @@ class RowLayout(NamedTuple):
         layout's ``offsets``."""
         facts = (engine.n, engine.has_middle, engine.bidding, engine.staged, engine.deck_size, engine.closed)
         slices = cls._fields[len(facts) : -1]
-        return cls(*facts, *(offsets[name] for name in slices), NUM_CARDS)
+        return cls._make((*facts, *(offsets[name] for name in slices), NUM_CARDS))
 
     def zero_spans(self, size: int) -> np.ndarray:
         """(k, 2) the ranges of a row of ``size`` that the kernel's card copies (own
