@@ -318,8 +318,16 @@ def score_match(rules: Rules, tally: MatchTally, hand: HandOutcome) -> MatchStep
             winner = _where(p1 - p0 >= rules.gap, 1, _where(p0 - p1 >= rules.gap, 0, _at_limit(maxed, p0, p1)))
         case _:
             assert_never(scoring)
-    # positional (the fields' order): a keyword call costs twice as much, once a hand
-    return MatchStep(MatchTally(kots, points, streak_side, streak_count, prev, hands, winner), kot)
+    tally = MatchTally(
+        kots=kots,
+        points=points,
+        streak_side=streak_side,
+        streak_count=streak_count,
+        prev_round=prev,
+        hands=hands,
+        winner=winner,
+    )
+    return MatchStep(tally, kot)
 
 
 def next_dealer(rules: Rules, tally: MatchTally, hand: HandOutcome, dealer: Ints) -> Ints:

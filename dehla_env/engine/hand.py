@@ -45,7 +45,7 @@ from ..cards import (
 )
 from ..errors import IllegalMoveError
 from ..rules import HandScoring, Rules, TrumpMaking
-from ..scoring import NO_SIDE, card_points, hand_outcome
+from ..scoring import card_points, hand_outcome, side_or_none
 from ..tricks import trick_winner
 
 CHANCE = -1  # ``to_act`` while a chance step (deal, draw) is due
@@ -593,13 +593,8 @@ class HandState:
             trump_maker=self.trump_maker,
             contract=(NOBODY, 0) if contract is None else (contract[0], contract[1]),
         )
-        w, all_tens, kot, (s0, s1) = out
-        return HandResult(
-            None if w == NO_SIDE else int(w),
-            None if all_tens == NO_SIDE else int(all_tens),
-            None if kot == NO_SIDE else int(kot),
-            (int(s0), int(s1)),
-        )
+        score = (int(out.score[0]), int(out.score[1]))
+        return HandResult(side_or_none(out.winner), side_or_none(out.all_tens), side_or_none(out.kot), score)
 
     # ------------------------------------------------------------------ copying
     def clone(self) -> HandState:

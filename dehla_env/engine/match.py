@@ -26,6 +26,7 @@ from ..scoring import (
     match_winner,
     next_dealer,
     score_match,
+    side_code,
     side_or_none,
 )
 from .hand import CHANCE, HandResult, HandState, Phase
@@ -165,41 +166,34 @@ class MatchState:
         :func:`dehla_env.scoring.score_match` decides them. The engine calls it when a
         hand ends; an engine that plays hands elsewhere (the batched engine's R6 replay)
         calls it with the result it computed."""
-        streak, prev, kots, points = self.streak, self.prev_round_winner, self.kots, self.points
-        # The match and the hand as scoring's integers (positional: this runs every hand).
+        streak = self.streak
         tally = MatchTally(
-            (kots[0], kots[1]),
-            (points[0], points[1]),
-            NO_SIDE if streak is None else streak[0],
-            0 if streak is None else streak[1],
-            NO_SIDE if prev is None else prev,
-            self.hands_completed,
-            NO_SIDE,
+            kots=(self.kots[0], self.kots[1]),
+            points=(self.points[0], self.points[1]),
+            streak_side=NO_SIDE if streak is None else streak[0],
+            streak_count=0 if streak is None else streak[1],
+            prev_round=side_code(self.prev_round_winner),
+            hands=self.hands_completed,
+            winner=NO_SIDE,
         )
-        w, all_tens, kot = result.winner, result.all_tens, result.kot
-        outcome = HandOutcome(
-            NO_SIDE if w is None else w,
-            NO_SIDE if all_tens is None else all_tens,
-            NO_SIDE if kot is None else kot,
-            result.score,
-        )
-        rules = self.rules
-        step = score_match(rules, tally, outcome)
+        outcome = HandOutcome(side_code(result.winner), side_code(result.all_tens), side_code(result.kot), result.score)
+        step = score_match(self.rules, tally, outcome)
         new = step.tally
         self.hands_completed = int(new.hands)
-        self.kots = kots = [int(new.kots[0]), int(new.kots[1])]
-        self.points = points = [int(new.points[0]), int(new.points[1])]
-        self.streak = streak = None if new.streak_side == NO_SIDE else (int(new.streak_side), int(new.streak_count))
+        self.kots = [int(new.kots[0]), int(new.kots[1])]
+        self.points = [int(new.points[0]), int(new.points[1])]
+        self.streak = None if new.streak_side == NO_SIDE else (int(new.streak_side), int(new.streak_count))
         self.prev_round_winner = side_or_none(new.prev_round)
-        self.winner = winner = match_winner(int(new.winner))
+        self.winner = match_winner(int(new.winner))
+        kot = side_or_none(step.kot)
         self.summaries.append(
             HandSummary(
-                hand_winner=w,
-                kot=side_or_none(step.kot),
-                points=(points[0], points[1]),
-                kots=(kots[0], kots[1]),
-                streak=streak,
-                next_dealer=None if winner is not None else int(next_dealer(rules, tally, outcome, dealer)),
+                hand_winner=result.winner,
+                kot=kot,
+                points=(self.points[0], self.points[1]),
+                kots=(self.kots[0], self.kots[1]),
+                streak=self.streak,
+                next_dealer=None if self.winner is not None else int(next_dealer(self.rules, tally, outcome, dealer)),
                 result=result,
             )
         )
