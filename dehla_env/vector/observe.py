@@ -108,8 +108,9 @@ def _fill(dst: np.ndarray, at: int, count: int) -> None:
 
 
 # The two copy helpers' compiled bodies (numba's ``overload``): a loop over unsigned
-# indices, which compiles to vector moves, where Python does a slice assignment. Numba's
-# disk cache is keyed on the writer's file, this one: a change here is a change of it.
+# indices, which compiles to vector moves when its count is read at run time (see
+# ``RowLayout.cards``), where Python does a slice assignment. Numba's disk cache is keyed
+# on the writer's file, this one: a change here is a change of it.
 @overload(_copy, inline="always")
 def _compiled_copy(dst: np.ndarray, at: int, src: np.ndarray, start: int, count: int) -> Callable[..., None]:
     def copy(dst: np.ndarray, at: int, src: np.ndarray, start: int, count: int) -> None:
