@@ -34,7 +34,7 @@ from dehla_env.actions import BID_OFFSET, PASS_ACTION, TRUMP_OFFSET, parse_actio
 from dehla_env.cards import parse_card
 from dehla_env.engine import CHANCE, TERMINAL, Phase
 from dehla_env.records import apply_move_text, match_report, replay_record
-from dehla_env.rules import Rules, TrumpMaking
+from dehla_env.rules import HandScoring, MatchScoring, Rules, TrumpMaking
 from dehla_env.view import public_events
 from tests.deals import play_moves
 from tests.rulesets import RULESETS, rules_of, with_options
@@ -270,7 +270,8 @@ class MatchOracle:
         n = rules.players
         kot = None
         w: int | None
-        if rules.name == "dehla":  # R1.6 - R1.9
+        scoring = rules.match_scoring  # which rule book part scores the match
+        if scoring is MatchScoring.KOTS:  # R1.6 - R1.9
             w = 0 if tens[0] > tens[1] else 1 if tens[1] > tens[0] else 1 - d % 2
             self.streak = (w, self.streak[1] + 1) if self.streak and self.streak[0] == w else (w, 1)
             if tens[w] == 4 or self.streak[1] >= 7:
@@ -283,25 +284,25 @@ class MatchOracle:
             elif self.hands >= rules.max_hands:
                 k0, k1 = self.kots
                 self.winner = 0 if k0 > k1 else 1 if k1 > k0 else "draw"
-        elif rules.name == "dehla-direct":  # R2.5 - R2.8
-            if rules.scoring == "tricks":
+        elif scoring is MatchScoring.STREAK or scoring is MatchScoring.ROUND_POINTS:  # R2.5 - R2.8
+            if rules.hand_scoring is HandScoring.TRICKS:
                 a, b = tricks
-            elif rules.scoring == "double-sar":
+            elif rules.hand_scoring is HandScoring.DOUBLE_SAR:
                 # a ten 2 points, every other card 1
                 a, b = (cards_won[0] - tens[0] + 2 * tens[0], cards_won[1] - tens[1] + 2 * tens[1])
                 assert a + b == 56 * rules.packs
-            elif rules.scoring == "tens":
+            elif rules.hand_scoring is HandScoring.TENS:
                 a, b = tens
             else:
-                raise NotImplementedError(rules.scoring)
+                raise NotImplementedError(rules.hand_scoring)
             w = 0 if a > b else 1 if b > a else None
-            if rules.scoring == "tens":
+            if rules.hand_scoring is HandScoring.TENS:
                 threshold = 3 if n == 4 else 7
                 assert (w is None) == (max(tens) < threshold)
             all_tens = None
-            if rules.scoring != "tricks" and rules.num_tens in tens:
+            if rules.hand_scoring is not HandScoring.TRICKS and rules.num_tens in tens:
                 all_tens = tens.index(rules.num_tens)
-            if rules.match == "streak":
+            if scoring is MatchScoring.STREAK:
                 if w is not None:
                     self.streak = (w, self.streak[1] + 1) if self.streak and self.streak[0] == w else (w, 1)
                 if all_tens is not None:
@@ -315,7 +316,7 @@ class MatchOracle:
             if kot is not None:
                 self.kots[kot] += 1
                 self.winner = kot
-            elif rules.match == "points" and w is not None and self.points[w] >= rules.points:
+            elif scoring is MatchScoring.ROUND_POINTS and w is not None and self.points[w] >= rules.points:
                 self.winner = w
             elif self.hands >= rules.max_hands:
                 self.winner = "draw"
@@ -325,7 +326,7 @@ class MatchOracle:
                 lost_previous = self.prev is not self.NO_ROUND and self.prev is not None and self.prev != d % 2
                 nxt = d if lost_previous else (d + 1) % n
             self.prev = w
-        elif rules.name == "court-piece":  # R3.3 - R3.6
+        elif scoring is MatchScoring.COURT_POINTS:  # R3.3 - R3.6
             assert max(tricks) == 7
             w = tricks.index(7)
             callers = (d + 1) % 2
@@ -339,7 +340,7 @@ class MatchOracle:
                 p0, p1 = self.points
                 self.winner = 0 if p0 > p1 else 1 if p1 > p0 else "draw"
             nxt = d if w != d % 2 else (d + 1) % 4
-        elif rules.name == "coat-pees":  # R4.2 - R4.6
+        elif scoring is MatchScoring.GAP:  # R4.2 - R4.6
             bids = [m for m in moves if m == "pass" or m.startswith("bid:")]
             made_bids = [(i, m) for i, m in enumerate(bids) if m != "pass"]
             if made_bids:
@@ -364,10 +365,9 @@ class MatchOracle:
             nxt = d if w != d % 2 else (d + 1) % 4
             assert hand.contract == (bidder, bid, hand.trump_suit)
         else:
-            raise NotImplementedError(rules.name)
+            raise NotImplementedError(scoring)
         summary = match.summaries[self.hands - 1]
-        has_streak = rules.name == "dehla" or (rules.name == "dehla-direct" and rules.match == "streak")
-        streak = self.streak if has_streak else None
+        streak = self.streak if rules.tracks_streak else None
         expected = (w, kot, tuple(self.points), tuple(self.kots), streak, None if self.winner is not None else nxt)
         actual = (summary.hand_winner, summary.kot, summary.points, summary.kots, summary.streak, summary.next_dealer)
         assert actual == expected, (rules, actual, expected)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from dehla_env.cards import NUM_CARDS
 from dehla_env.tricks import beats, trick_key, trick_keys, trick_winner
+from tests.rulesets import FOUR_PLAYER, rules_of
 
 tricks = st.tuples(
     st.lists(st.integers(0, NUM_CARDS - 1), min_size=1, max_size=6),  # repeats: three packs (R2.8)
@@ -77,14 +78,14 @@ def test_card_features_beats_is_the_rule() -> None:
     """The policy network's "beats the card now winning" feature, on real positions."""
     torch = pytest.importorskip("torch")
     from agents.nets.features import NUM_CARD_FEATURES, CardFeatures
-    from dehla_env import MatchState, make_rules, view_of
+    from dehla_env import MatchState, view_of
     from dehla_env.encoding import encode_view
 
     rng = np.random.default_rng(3)
     feats = CardFeatures(4)
     checked = 0
-    for rules in (make_rules("dehla"), make_rules("dehla-direct", trump="named"), make_rules("court-piece")):
-        for _ in range(30):
+    for rules in map(rules_of, FOUR_PLAYER):  # the network's card features are four seats'
+        for _ in range(10):
             match = MatchState.new(rules, rng)
             match.sample_chance(rng)
             while not match.hand.complete:
