@@ -114,12 +114,10 @@ def draw_deals(rng: np.random.Generator, k: int, n: int, deck_size: int) -> tupl
         dealers[i] = rng.integers(0, n)
         deck = decks[i]
         for p in range(deck_size):
-            deck[p] = p
+            deck[p] = p % NUM_CARDS  # the swaps move values whatever they are: the card ids at once
         for p in range(deck_size - 1, 0, -1):
             q = np.intp(random_interval(bits, p))
             deck[p], deck[q] = deck[q], deck[p]
-        for p in range(deck_size):
-            deck[p] = deck[p] % NUM_CARDS
     return decks, dealers
 
 
